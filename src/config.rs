@@ -1,0 +1,436 @@
+//! Configuration: plain [`StreamSettings`] that a caller fills in, validated once into an
+//! immutable [`StreamConfig`] that any number of guards and threads share.
+
+use std::fmt;
+use std::sync::Arc;
+
+use aho_corasick::{dfa::DFA, AhoCorasick, MatchKind};
+
+/// The largest period the exact-loop detector can be configured to track.
+pub const MAX_PERIOD_LIMIT: u32 = 4096;
+/// The largest window (in symbols) the long-range index can be configured to hold.
+pub const MAX_WINDOW: u32 = 65536;
+/// The largest n-gram the index hashes.
+pub const MAX_NGRAM: u32 = 16;
+
+/// A named starting point for [`StreamSettings`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// Halts earlier: fewer copies, shorter spans. More warnings on repetitive prose.
+    Strict,
+    /// The default: halts every runaway loop in the dev corpus and no normal stream.
+    Balanced,
+    /// Halts only long, unambiguous loops. For creative or highly structured output.
+    Lenient,
+}
+
+impl Preset {
+    /// Looks a preset up by its lower-case name.
+    pub fn from_name(name: &str) -> Option<Preset> {
+        match name {
+            "strict" => Some(Preset::Strict),
+            "balanced" => Some(Preset::Balanced),
+            "lenient" => Some(Preset::Lenient),
+            _ => None,
+        }
+    }
+}
+
+/// Every threshold of a stream guard, as plain data.
+///
+/// Start from [`StreamSettings::default`] (the `balanced` preset), [`StreamSettings::preset`]
+/// or [`StreamSettings::vllm_compatible`], change what you need, then validate it with
+/// [`StreamConfig::new`]. Counts of symbols are token ids for token streams and words for
+/// text-only streams. A threshold of `0` turns that rule off where the field says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamSettings {
+    /// Shortest period reported as an exact loop. `1..=max_period`.
+    pub min_period: u32,
+    /// Longest period of an exact loop. Longer blocks are long-range repeats. `1..=4096`.
+    pub max_period: u32,
+    /// Periods `1..=dense_periods` are checked exactly at every symbol; longer ones are found
+    /// through the n-gram index. `max(ngram, 1)..=max_period`.
+    pub dense_periods: u32,
+    /// Copies of a block (the first one included) that halt. `2..=1000`.
+    pub halt_copies: u32,
+    /// Minimum length of the repetitive region, in symbols, to halt. `0..=65536`.
+    pub halt_span: u32,
+    /// Copies that warn. `0` (off) or `2..=halt_copies`.
+    pub warn_copies: u32,
+    /// Minimum span, in symbols, to warn. `0..=65536`.
+    pub warn_span: u32,
+    /// Symbols held for the long-range index: a power of two, `64..=65536`, greater than
+    /// `max_period + ngram`.
+    pub window: u32,
+    /// Length of the hashed n-grams. `1..=16`.
+    pub ngram: u32,
+    /// A verbatim repeat of this many symbols at a distance beyond `max_period` warns.
+    /// `0` (off) or `ngram..window`.
+    pub long_warn_run: u32,
+    /// A verbatim repeat of this many symbols at a distance beyond `max_period` halts.
+    /// `0` (off) or `long_warn_run..window`.
+    pub long_halt_run: u32,
+    /// Symbols over which near-loop coverage is measured. `0` (off) or `16..=window`.
+    pub near_window: u32,
+    /// Share of the recent symbols whose n-gram was already seen in the window, to warn. `(0, 1]`.
+    pub near_warn: f32,
+    /// Share of the recent symbols already seen, to halt once it lasts `near_patience`. `[near_warn, 1]`.
+    pub near_halt: f32,
+    /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
+    pub near_patience: u32,
+    /// Bytes in a run of one character (or a unit of up to 4 bytes) that warn. `0` (off) or `4..`.
+    pub char_run_warn: u32,
+    /// Bytes in such a run that halt. `0` (off) or `char_run_warn..`.
+    pub char_run_halt: u32,
+    /// Bytes in a run made only of white space or rule characters (`-=_*#~.|+/\``) that halt.
+    /// Such runs never warn: indentation and horizontal rules are normal. `0` (off) or `16..`.
+    pub separator_run_halt: u32,
+    /// Copies of a line, or of a block of up to 16 lines, that warn. `0` (off) or `2..`.
+    pub line_warn_copies: u32,
+    /// Copies of a line or block of lines that halt. `0` (off) or `line_warn_copies..=1000`.
+    pub line_halt_copies: u32,
+    /// Letters a line needs to count for the line detector: number-only and rule lines are
+    /// skipped. `0..=1000`.
+    pub line_min_letters: u32,
+    /// Inside code fences and markdown tables, near-loop and line thresholds are stretched by
+    /// this factor (copies and patience multiplied). `1.0..=16.0`.
+    pub structure_slack: f32,
+    /// Texts that reset detection when they appear (for example `"</think>"`). At most 64,
+    /// each 1..=256 bytes.
+    pub breakers: Vec<String>,
+    /// Texts that make a repetition acceptable when the repeated block contains one (asked-for
+    /// repetition, such as a refrain the user wants). At most 64, each 1..=256 bytes.
+    pub exempt: Vec<String>,
+    /// Symbols of uninterrupted warnings after which the guard halts. `0` (never) or `16..`.
+    pub escalate_after: u32,
+}
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        StreamSettings::preset(Preset::Balanced)
+    }
+}
+
+impl StreamSettings {
+    /// The settings of a named preset.
+    pub fn preset(preset: Preset) -> StreamSettings {
+        let balanced = StreamSettings {
+            min_period: 1,
+            max_period: 256,
+            dense_periods: 16,
+            halt_copies: 3,
+            halt_span: 32,
+            warn_copies: 2,
+            warn_span: 16,
+            window: 2048,
+            ngram: 4,
+            long_warn_run: 64,
+            long_halt_run: 256,
+            near_window: 256,
+            near_warn: 0.5,
+            near_halt: 0.7,
+            near_patience: 64,
+            char_run_warn: 24,
+            char_run_halt: 96,
+            separator_run_halt: 2048,
+            line_warn_copies: 3,
+            line_halt_copies: 8,
+            line_min_letters: 4,
+            structure_slack: 2.0,
+            breakers: Vec::new(),
+            exempt: Vec::new(),
+            escalate_after: 0,
+        };
+        match preset {
+            Preset::Balanced => balanced,
+            Preset::Strict => StreamSettings {
+                halt_span: 24,
+                warn_span: 12,
+                long_warn_run: 48,
+                long_halt_run: 128,
+                near_warn: 0.45,
+                near_halt: 0.6,
+                near_patience: 32,
+                char_run_warn: 16,
+                char_run_halt: 64,
+                line_halt_copies: 6,
+                escalate_after: 512,
+                ..balanced
+            },
+            Preset::Lenient => StreamSettings {
+                halt_copies: 4,
+                halt_span: 64,
+                warn_span: 32,
+                long_warn_run: 128,
+                long_halt_run: 512,
+                near_warn: 0.6,
+                near_halt: 0.85,
+                near_patience: 128,
+                char_run_warn: 48,
+                char_run_halt: 256,
+                line_warn_copies: 4,
+                line_halt_copies: 12,
+                ..balanced
+            },
+        }
+    }
+
+    /// Settings that halt on exactly the token where vLLM's `repetition_detection` stops a
+    /// request with the same parameters: the last `min_count` blocks of some length
+    /// `p` in `min_pattern_size..=max_pattern_size` are identical. Every other detector is off.
+    ///
+    /// As in vLLM, a `min_pattern_size` of 0 means 1. Unlike vLLM, which silently disables the
+    /// check, `max_pattern_size == 0` or `min_count < 2` are errors at [`StreamConfig::new`],
+    /// as is a `max_pattern_size` above 4096.
+    pub fn vllm_compatible(
+        min_pattern_size: u32,
+        max_pattern_size: u32,
+        min_count: u32,
+    ) -> StreamSettings {
+        let min = min_pattern_size.max(1);
+        StreamSettings {
+            min_period: min,
+            max_period: max_pattern_size,
+            dense_periods: max_pattern_size,
+            halt_copies: min_count,
+            halt_span: 0,
+            warn_copies: 0,
+            warn_span: 0,
+            window: (max_pattern_size.saturating_add(MAX_NGRAM + 1))
+                .next_power_of_two()
+                .max(64),
+            ngram: 1,
+            long_warn_run: 0,
+            long_halt_run: 0,
+            near_window: 0,
+            char_run_warn: 0,
+            char_run_halt: 0,
+            separator_run_halt: 0,
+            line_warn_copies: 0,
+            line_halt_copies: 0,
+            escalate_after: 0,
+            ..StreamSettings::default()
+        }
+    }
+}
+
+/// A configuration value outside its allowed range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The field, as named in [`StreamSettings`].
+    pub field: &'static str,
+    /// The value that was given.
+    pub value: String,
+    /// What is allowed, in words.
+    pub allowed: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid {} = {}: allowed {}",
+            self.field, self.value, self.allowed
+        )
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn check_u32(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
+    if v < lo || v > hi {
+        return Err(ConfigError {
+            field,
+            value: v.to_string(),
+            allowed: format!("{lo}..={hi}"),
+        });
+    }
+    Ok(())
+}
+
+/// `0` turns the rule off; anything else must lie in `lo..=hi`.
+fn check_off_or(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
+    if v == 0 {
+        return Ok(());
+    }
+    check_u32(field, v, lo, hi).map_err(|e| ConfigError {
+        allowed: format!("0 (off) or {}", e.allowed),
+        ..e
+    })
+}
+
+fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result<(), ConfigError> {
+    if !(v >= lo && v <= hi) {
+        return Err(ConfigError {
+            field,
+            value: v.to_string(),
+            allowed: format!("{lo}..={hi}"),
+        });
+    }
+    Ok(())
+}
+
+fn check_patterns(field: &'static str, pats: &[String]) -> Result<(), ConfigError> {
+    if pats.len() > 64 {
+        return Err(ConfigError {
+            field,
+            value: format!("{} patterns", pats.len()),
+            allowed: "at most 64 patterns".into(),
+        });
+    }
+    if let Some(p) = pats.iter().find(|p| p.is_empty() || p.len() > 256) {
+        return Err(ConfigError {
+            field,
+            value: format!("a pattern of {} bytes", p.len()),
+            allowed: "patterns of 1..=256 bytes".into(),
+        });
+    }
+    Ok(())
+}
+
+impl StreamSettings {
+    /// Checks every field against its allowed range; the first field out of range is named.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let s = self;
+        check_u32("max_period", s.max_period, 1, MAX_PERIOD_LIMIT)?;
+        check_u32("min_period", s.min_period, 1, s.max_period)?;
+        check_u32("ngram", s.ngram, 1, MAX_NGRAM)?;
+        check_u32(
+            "dense_periods",
+            s.dense_periods,
+            s.ngram,
+            s.max_period.max(s.ngram),
+        )?;
+        check_u32("halt_copies", s.halt_copies, 2, 1000)?;
+        check_u32("halt_span", s.halt_span, 0, 65536)?;
+        check_off_or("warn_copies", s.warn_copies, 2, s.halt_copies)?;
+        check_u32("warn_span", s.warn_span, 0, 65536)?;
+        if !s.window.is_power_of_two() || s.window < 64 || s.window > MAX_WINDOW {
+            return Err(ConfigError {
+                field: "window",
+                value: s.window.to_string(),
+                allowed: "a power of two in 64..=65536".into(),
+            });
+        }
+        if s.window <= s.max_period + s.ngram {
+            return Err(ConfigError {
+                field: "window",
+                value: s.window.to_string(),
+                allowed: format!(
+                    "greater than max_period + ngram = {}",
+                    s.max_period + s.ngram
+                ),
+            });
+        }
+        check_off_or("long_warn_run", s.long_warn_run, s.ngram, s.window - 1)?;
+        check_off_or(
+            "long_halt_run",
+            s.long_halt_run,
+            s.long_warn_run.max(s.ngram),
+            s.window - 1,
+        )?;
+        check_off_or("near_window", s.near_window, 16, s.window)?;
+        check_f32("near_warn", s.near_warn, f32::MIN_POSITIVE, 1.0)?;
+        check_f32("near_halt", s.near_halt, s.near_warn, 1.0)?;
+        check_u32("near_patience", s.near_patience, 0, 65536)?;
+        check_off_or("char_run_warn", s.char_run_warn, 4, u32::MAX)?;
+        check_off_or(
+            "char_run_halt",
+            s.char_run_halt,
+            s.char_run_warn.max(4),
+            u32::MAX,
+        )?;
+        check_off_or("separator_run_halt", s.separator_run_halt, 16, u32::MAX)?;
+        check_off_or("line_warn_copies", s.line_warn_copies, 2, 1000)?;
+        check_off_or(
+            "line_halt_copies",
+            s.line_halt_copies,
+            s.line_warn_copies.max(2),
+            1000,
+        )?;
+        check_u32("line_min_letters", s.line_min_letters, 0, 1000)?;
+        check_f32("structure_slack", s.structure_slack, 1.0, 16.0)?;
+        check_patterns("breakers", &s.breakers)?;
+        check_patterns("exempt", &s.exempt)?;
+        check_off_or("escalate_after", s.escalate_after, 16, u32::MAX)?;
+        Ok(())
+    }
+}
+
+/// A validated, immutable stream configuration.
+///
+/// Cheap to clone (one reference count) and safe to share between threads: build it once
+/// and hand it to every [`StreamGuard`](crate::StreamGuard).
+#[derive(Clone)]
+pub struct StreamConfig {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub(crate) settings: StreamSettings,
+    /// Steps byte by byte across pushes to find breakers without allocating.
+    pub(crate) breakers: Option<DFA>,
+    /// Searched in the repeated block, only when a detector fires.
+    pub(crate) exempt: Option<AhoCorasick>,
+}
+
+impl fmt::Debug for StreamConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StreamConfig")
+            .field("settings", &self.inner.settings)
+            .finish()
+    }
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        StreamConfig::new(&StreamSettings::default()).expect("the default settings are valid")
+    }
+}
+
+impl StreamConfig {
+    /// Validates `settings` and compiles its patterns.
+    pub fn new(settings: &StreamSettings) -> Result<StreamConfig, ConfigError> {
+        settings.validate()?;
+        let breakers = if settings.breakers.is_empty() {
+            None
+        } else {
+            Some(
+                DFA::builder()
+                    .match_kind(MatchKind::Standard)
+                    .build(&settings.breakers)
+                    .map_err(|e| ConfigError {
+                        field: "breakers",
+                        value: e.to_string(),
+                        allowed: "patterns that compile into a DFA".into(),
+                    })?,
+            )
+        };
+        let exempt = if settings.exempt.is_empty() {
+            None
+        } else {
+            Some(AhoCorasick::new(&settings.exempt).map_err(|e| ConfigError {
+                field: "exempt",
+                value: e.to_string(),
+                allowed: "patterns that compile".into(),
+            })?)
+        };
+        Ok(StreamConfig {
+            inner: Arc::new(Inner {
+                settings: settings.clone(),
+                breakers,
+                exempt,
+            }),
+        })
+    }
+
+    /// The configuration of a named preset.
+    pub fn preset(preset: Preset) -> StreamConfig {
+        StreamConfig::new(&StreamSettings::preset(preset)).expect("presets are valid")
+    }
+
+    /// The settings this configuration was built from.
+    pub fn settings(&self) -> &StreamSettings {
+        &self.inner.settings
+    }
+}

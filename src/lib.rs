@@ -1,0 +1,70 @@
+//! loopguard stops language models from wasting compute in loops.
+//!
+//! An inference server pushes every generated token into a [`StreamGuard`]; the guard answers
+//! [`Action::Continue`], [`Action::Warn`] or [`Action::Halt`] with the evidence — the kind of
+//! repetition, its period, how many copies, where it began and the repeated text — early enough
+//! to save most of the waste, and never on normal text.
+//!
+//! # Example
+//!
+//! ```
+//! use loopguard::{Action, StreamConfig, StreamGuard};
+//!
+//! let config = StreamConfig::default(); // the `balanced` preset; share it between guards
+//! let mut guard = StreamGuard::new(&config);
+//! let block = [101, 7, 2048, 13, 99, 4, 5, 6, 7, 8, 9, 10];
+//! let mut halted_at = None;
+//! for (i, &id) in block.iter().cycle().take(200).enumerate() {
+//!     let verdict = guard.push_token(id, None);
+//!     if verdict.action == Action::Halt {
+//!         assert_eq!((verdict.period, verdict.onset), (12, 0));
+//!         halted_at = Some(i);
+//!         break;
+//!     }
+//! }
+//! assert_eq!(halted_at, Some(35)); // the last token of the third copy
+//! ```
+//!
+//! # What it detects
+//!
+//! All detectors run in one pass per token over memory allocated once, at construction:
+//!
+//! * exact loops — back-to-back copies of a block, periods 1..=256 by default (up to 4096);
+//! * long-range repeats — a long block that recurs verbatim up to 2048 symbols back;
+//! * near loops — copies that vary (counters, list items, paraphrases), measured as the share
+//!   of recent n-grams already seen in the window;
+//! * text degeneration on pieces or text — character runs, word stutter, repeated lines (digits
+//!   folded, so counters do not hide them), with code fences, tables and indentation loosening
+//!   the thresholds and configurable breaker and exempt patterns.
+//!
+//! # Resource usage
+//!
+//! A guard at the default settings holds about 15 KiB (see [`StreamGuard::memory_usage`]) for
+//! its whole life, however long the stream. A push allocates nothing, takes no lock and costs a
+//! few nanoseconds per token; text costs a few nanoseconds per byte.
+//!
+//! # Fallibility
+//!
+//! Only configuration can fail: [`StreamConfig::new`] names the first field out of range. Every
+//! push accepts any token id and any bytes (invalid UTF-8 included) and never panics.
+//!
+//! # Thread safety
+//!
+//! A [`StreamConfig`] is immutable and shared by reference count: build it once and use it from
+//! every thread. A [`StreamGuard`] is `Send + Sync` and pushes take `&mut self`: one thread at a
+//! time per guard, moving between threads as the server schedules sequences.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod config;
+mod engine;
+mod stream;
+mod text;
+mod verdict;
+
+pub use config::{
+    ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_WINDOW,
+};
+pub use stream::{StreamGuard, StreamStats, EVIDENCE_BYTES};
+pub use verdict::{Action, LoopKind, Unit, Verdict};

@@ -1,0 +1,557 @@
+//! [`StreamGuard`]: one per generated sequence, fed a token (or a chunk of text) at a time.
+
+use crate::config::StreamConfig;
+use crate::engine::{Engine, EngineParams, Finding};
+use crate::text::{CharLimits, Event, TextFinding, TextState, STARTS};
+use crate::verdict::{Action, LoopKind, Unit, Verdict};
+
+/// Bytes of the repeated block kept as evidence.
+pub const EVIDENCE_BYTES: usize = 256;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Nothing pushed yet.
+    Fresh,
+    /// Symbols are token ids; pieces are text beside them.
+    Tokens,
+    /// Symbols are words cut from the text.
+    Text,
+}
+
+/// Counters of one stream since construction or the last reset.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    /// Symbols pushed: token ids, or words for text-only streams.
+    pub symbols: u64,
+    /// Bytes of text pushed (pieces or text).
+    pub bytes: u64,
+    /// Pushes that answered `Warn`.
+    pub warnings: u64,
+    /// Symbol index of the first warning.
+    pub first_warn_at: Option<u64>,
+    /// Symbol index of the halt.
+    pub halted_at: Option<u64>,
+}
+
+/// Watches one generated sequence and says when it degenerates into repetition.
+///
+/// Build one per sequence from a shared [`StreamConfig`], then push every generated token
+/// with [`push_token`](Self::push_token) (or, for streams without ids, every chunk of text with
+/// [`push_text`](Self::push_text)). Each push returns a [`Verdict`]. After a `Halt` every push
+/// returns the same halt until [`reset`](Self::reset).
+///
+/// # Resource usage
+///
+/// All memory is allocated in [`new`](Self::new) (about 15 KiB at the default settings, see
+/// [`memory_usage`](Self::memory_usage)); a push allocates nothing, takes no lock and costs a
+/// bounded amount of work per token or byte.
+///
+/// # Thread safety
+///
+/// A guard is `Send` and `Sync` but all pushes take `&mut self`: move it between threads freely,
+/// use it from one at a time. [`Clone`] copies the whole state (for forked or resumed sequences).
+#[derive(Clone)]
+pub struct StreamGuard {
+    config: StreamConfig,
+    engine: Engine,
+    text: TextState,
+    limits: CharLimits,
+    mode: Mode,
+    verdict: Verdict,
+    evidence: Box<[u8]>,
+    evidence_len: usize,
+    /// (kind, period, onset) of the evidence held, to copy it once per loop rather than per push.
+    evidence_key: (LoopKind, u32, u64),
+    /// The last finding an exempt pattern excused, to not search again for the same loop.
+    exempted: (LoopKind, u32, u64),
+    warn_streak: u32,
+    stats: StreamStats,
+}
+
+impl StreamGuard {
+    /// A guard for one new sequence. Allocates all the memory it will use.
+    pub fn new(config: &StreamConfig) -> StreamGuard {
+        let s = &config.inner.settings;
+        let near = s.near_window as usize;
+        // About half a slot per held symbol: enough to keep recent n-grams, small enough to fit.
+        let index_bits = (s.window / 2).max(64).trailing_zeros();
+        let engine = Engine::new(EngineParams {
+            window: s.window as usize,
+            dense: s.dense_periods as usize,
+            ngram: s.ngram as usize,
+            min_period: s.min_period,
+            max_period: s.max_period,
+            halt_copies: s.halt_copies,
+            halt_span: s.halt_span,
+            warn_copies: s.warn_copies,
+            warn_span: s.warn_span,
+            long_warn_run: s.long_warn_run,
+            long_halt_run: s.long_halt_run,
+            near_window: near,
+            near_warn: s.near_warn,
+            near_halt: s.near_halt,
+            near_patience: s.near_patience,
+            index_bits: if s.max_period as usize <= s.dense_periods as usize
+                && s.long_warn_run == 0
+                && s.long_halt_run == 0
+                && near == 0
+            {
+                0
+            } else {
+                index_bits
+            },
+            loop_kind: LoopKind::ExactLoop,
+        });
+        let text = TextState::new(
+            s.line_warn_copies,
+            s.line_halt_copies,
+            s.line_min_letters,
+            config.inner.breakers.as_ref(),
+        );
+        StreamGuard {
+            config: config.clone(),
+            engine,
+            text,
+            limits: CharLimits::new(s.char_run_warn, s.char_run_halt, s.separator_run_halt),
+            mode: Mode::Fresh,
+            verdict: Verdict::default(),
+            evidence: vec![0; EVIDENCE_BYTES].into_boxed_slice(),
+            evidence_len: 0,
+            evidence_key: (LoopKind::None, 0, 0),
+            exempted: (LoopKind::None, 0, 0),
+            warn_streak: 0,
+            stats: StreamStats::default(),
+        }
+    }
+
+    /// The configuration this guard was built with.
+    pub fn config(&self) -> &StreamConfig {
+        &self.config
+    }
+
+    /// Pushes one generated token id, with its text piece when known.
+    ///
+    /// The piece may be empty, partial UTF-8 or invalid UTF-8; it feeds the character, line
+    /// and structure detectors and the evidence text. On a text-only stream (one that began
+    /// with [`push_text`](Self::push_text)) the id is ignored and the piece is pushed as text.
+    #[inline]
+    pub fn push_token(&mut self, id: u32, piece: Option<&[u8]>) -> Verdict {
+        if self.verdict.action == Action::Halt {
+            return self.verdict;
+        }
+        match self.mode {
+            Mode::Text => return self.push_text(piece.unwrap_or_default()),
+            Mode::Fresh => self.mode = Mode::Tokens,
+            Mode::Tokens => {}
+        }
+        let sym = self.engine.pos();
+        self.text.mark_symbol(sym);
+        let mut text = TextFinding::default();
+        if let Some(piece) = piece {
+            let mut rest = piece;
+            while !rest.is_empty() {
+                let (used, found, _, _) = self.scan(rest, false);
+                rest = &rest[used..];
+                text = strongest_text(text, found);
+                if !rest.is_empty() && self.text_halts(&found) {
+                    // A halt inside a huge piece: the rest need not be read.
+                    break;
+                }
+            }
+        }
+        self.engine.slack = self.slack();
+        let f = self.engine.push(id);
+        self.stats.symbols += 1;
+        self.decide(f, sym, text)
+    }
+
+    /// Pushes a chunk of text, for streams without token ids (an API's SSE stream, a log).
+    ///
+    /// Chunks may split words, lines and UTF-8 characters anywhere: the result does not depend
+    /// on how the text was cut. Returns the strongest verdict reached inside the chunk; a halt
+    /// stops reading the chunk where it happened.
+    pub fn push_text(&mut self, text: &[u8]) -> Verdict {
+        if self.verdict.action == Action::Halt {
+            return self.verdict;
+        }
+        if self.mode == Mode::Fresh {
+            self.mode = Mode::Text;
+        }
+        let words = self.mode == Mode::Text;
+        let mut best = Verdict::default();
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (used, found, word, sym) = self.scan(rest, words);
+            rest = &rest[used..];
+            let sym = if word.level > Action::Continue {
+                sym
+            } else {
+                self.engine.pos().saturating_sub(1)
+            };
+            let v = self.decide(word, sym, found);
+            if v.action == Action::Halt {
+                return v;
+            }
+            if v.action > best.action {
+                best = v;
+            }
+        }
+        if best.action > Action::Continue {
+            self.verdict = best;
+        }
+        self.verdict
+    }
+
+    /// Ends a text-only stream: the last word, which no space followed, is pushed.
+    pub fn finish_text(&mut self) -> Verdict {
+        if self.verdict.action == Action::Halt || self.mode != Mode::Text {
+            return self.verdict;
+        }
+        let mut last = (Finding::default(), self.engine.pos().saturating_sub(1));
+        let engine = &mut self.engine;
+        self.text.flush_word(|t, event| {
+            if let Event::Word(h, start) = event {
+                let sym = engine.pos();
+                t.mark_symbol_at(sym, start);
+                last = (engine.push(h), sym);
+            }
+            false
+        });
+        self.stats.symbols = self.engine.pos();
+        self.decide(last.0, last.1, TextFinding::default())
+    }
+
+    /// Scans text. In text mode each word is pushed to the engine, and the scan stops at the
+    /// first word with evidence so that the guard decides on it where it happened. Returns the
+    /// bytes used, the text findings, and the word finding with its symbol index.
+    fn scan(&mut self, text: &[u8], words: bool) -> (usize, TextFinding, Finding, u64) {
+        let inner = self.config.inner.clone();
+        let slack = self.slack();
+        let mut word = (Finding::default(), 0u64);
+        let engine = &mut self.engine;
+        let (used, found) = self.text.scan(
+            text,
+            words,
+            &self.limits,
+            inner.breakers.as_ref(),
+            |t, event| {
+                match event {
+                    Event::Word(h, start) => {
+                        let sym = engine.pos();
+                        t.mark_symbol_at(sym, start);
+                        engine.slack = slack;
+                        let f = engine.push(h);
+                        if f.level > Action::Continue {
+                            word = (f, sym);
+                            return true;
+                        }
+                    }
+                    Event::Breaker => {
+                        engine.forget();
+                        t.forget();
+                    }
+                }
+                false
+            },
+        );
+        if words {
+            self.stats.symbols = self.engine.pos();
+        }
+        self.stats.bytes = self.text.bytes;
+        (used, found, word.0, word.1)
+    }
+
+    fn slack(&self) -> f32 {
+        if self.text.structured() {
+            self.config.inner.settings.structure_slack
+        } else {
+            1.0
+        }
+    }
+
+    fn text_halts(&self, t: &TextFinding) -> bool {
+        t.chars.level == Action::Halt || t.lines.level == Action::Halt
+    }
+
+    /// Turns the detectors' findings into the verdict for symbol `sym`, and records it.
+    fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
+        let now = self.engine.pos();
+        let mut candidates: [Option<Verdict>; 3] = [None; 3];
+        if sym_f.level > Action::Continue {
+            candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
+        }
+        if text.chars.level > Action::Continue {
+            candidates[1] = Some(self.char_verdict(text.chars, sym, now));
+        }
+        if text.lines.level > Action::Continue {
+            candidates[2] = Some(self.line_verdict(text.lines, text.lines_structured, sym, now));
+        }
+        // Drop what an exempt pattern excuses; fuse the confidence of the rest.
+        let mut best: Option<Verdict> = None;
+        let mut doubt = 1.0f32;
+        for v in candidates.iter_mut().flatten() {
+            if self.is_exempt(v, now) {
+                continue;
+            }
+            doubt *= 1.0 - v.confidence;
+            if best.map_or(true, |b| {
+                (v.action, v.confidence) > (b.action, b.confidence)
+            }) {
+                best = Some(*v);
+            }
+        }
+        let mut v = match best {
+            Some(mut b) => {
+                b.confidence = 1.0 - doubt;
+                b
+            }
+            None => Verdict {
+                at: sym,
+                ..Verdict::default()
+            },
+        };
+        // The ladder: warnings that persist become a halt.
+        if v.action == Action::Warn {
+            self.warn_streak = self.warn_streak.saturating_add(1);
+            let after = self.config.inner.settings.escalate_after;
+            if after > 0 && self.warn_streak >= after {
+                v.action = Action::Halt;
+            }
+        } else if v.action == Action::Continue {
+            self.warn_streak = 0;
+        }
+        match v.action {
+            Action::Continue => {}
+            Action::Warn => {
+                self.stats.warnings += 1;
+                self.stats.first_warn_at.get_or_insert(sym);
+                self.capture_evidence(&v, now);
+            }
+            Action::Halt => {
+                self.stats.first_warn_at.get_or_insert(sym);
+                self.stats.halted_at = Some(sym);
+                self.capture_evidence(&v, now);
+            }
+        }
+        self.verdict = v;
+        v
+    }
+
+    fn symbol_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+        let mut kind = f.kind;
+        if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
+            kind = LoopKind::WordStutter;
+        }
+        Verdict {
+            action: f.level,
+            kind,
+            unit: Unit::Symbol,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: f.onset,
+            onset_byte: self.text_byte(f.onset, now),
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    fn char_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+        let onset_byte = f.onset;
+        Verdict {
+            action: f.level,
+            kind: f.kind,
+            unit: Unit::Byte,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: self.text.byte_symbol(onset_byte, now).unwrap_or(sym),
+            onset_byte: Some(onset_byte),
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    fn line_verdict(&self, f: Finding, structured: bool, sym: u64, now: u64) -> Verdict {
+        let mut action = f.level;
+        let s = &self.config.inner.settings;
+        if structured
+            && action == Action::Halt
+            && f.repeats() < s.line_halt_copies as f32 * s.structure_slack
+        {
+            action = Action::Warn;
+        }
+        let onset_byte = self.text.line_byte(f.onset);
+        Verdict {
+            action,
+            kind: f.kind,
+            unit: Unit::Line,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: onset_byte
+                .and_then(|b| self.text.byte_symbol(b, now))
+                .unwrap_or(sym),
+            onset_byte,
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    /// Byte offset of symbol `sym`, when the stream has text.
+    fn text_byte(&self, sym: u64, now: u64) -> Option<u64> {
+        text_byte(&self.text, sym, now)
+    }
+
+    /// A period-1 loop of words, or a one- or two-token loop whose text is one word.
+    fn is_word_stutter(&self, period: u32, now: u64) -> bool {
+        if self.mode == Mode::Text {
+            return period == 1;
+        }
+        if period > 2 || self.text.bytes == 0 {
+            return false;
+        }
+        let Some(start) = self.text_byte(now.saturating_sub(period as u64), now) else {
+            return false;
+        };
+        let Some((a, b)) = self.text.bytes_from(start) else {
+            return false;
+        };
+        let mut letters = 0;
+        for &c in a.iter().chain(b) {
+            if c.is_ascii_alphabetic() || c >= 0x80 {
+                letters += 1;
+            } else if c != b' ' {
+                return false;
+            }
+        }
+        letters > 0
+    }
+
+    fn is_exempt(&mut self, v: &Verdict, now: u64) -> bool {
+        let Some(ac) = self.config.inner.exempt.as_ref() else {
+            return false;
+        };
+        let key = (v.kind, v.period, v.onset);
+        if key == self.exempted {
+            return true;
+        }
+        let Some((a, b)) = block(&self.text, v, now) else {
+            return false;
+        };
+        // The block may wrap around the ring: search both halves and the seam between them.
+        let mut seam = [0u8; 512];
+        let ta = &a[a.len().saturating_sub(256)..];
+        let tb = &b[..b.len().min(256)];
+        seam[..ta.len()].copy_from_slice(ta);
+        seam[ta.len()..ta.len() + tb.len()].copy_from_slice(tb);
+        let found = ac.is_match(a) || ac.is_match(b) || ac.is_match(&seam[..ta.len() + tb.len()]);
+        if found {
+            self.exempted = key;
+        }
+        found
+    }
+
+    fn capture_evidence(&mut self, v: &Verdict, now: u64) {
+        let key = (v.kind, v.period, v.onset);
+        if key == self.evidence_key {
+            return;
+        }
+        self.evidence_key = key;
+        let mut len = 0;
+        if let Some((a, b)) = block(&self.text, v, now) {
+            for part in [a, b] {
+                let take = part.len().min(EVIDENCE_BYTES - len);
+                self.evidence[len..len + take].copy_from_slice(&part[..take]);
+                len += take;
+            }
+        }
+        self.evidence_len = len;
+    }
+
+    /// The verdict of the last push.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// The text of the repeated block of the last `Warn` or `Halt` (its last copy, at most
+    /// [`EVIDENCE_BYTES`] bytes; empty when the stream has no text). Raw bytes: a block may
+    /// begin or end inside a UTF-8 character.
+    pub fn repeated_text(&self) -> &[u8] {
+        if self.verdict.action == Action::Continue {
+            return &[];
+        }
+        &self.evidence[..self.evidence_len]
+    }
+
+    /// Counters since construction or the last reset.
+    pub fn stats(&self) -> StreamStats {
+        self.stats
+    }
+
+    /// Bytes this guard owns (its own struct and every buffer), constant for its lifetime.
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<StreamGuard>()
+            - std::mem::size_of::<Engine>()
+            - std::mem::size_of::<TextState>()
+            + self.engine.memory_usage()
+            + self.text.memory_usage()
+            + self.evidence.len()
+    }
+
+    /// Forgets the stream, as if new. Allocates nothing.
+    pub fn reset(&mut self) {
+        self.engine.reset();
+        self.text.reset(self.config.inner.breakers.as_ref());
+        self.mode = Mode::Fresh;
+        self.verdict = Verdict::default();
+        self.evidence_len = 0;
+        self.evidence_key = (LoopKind::None, 0, 0);
+        self.exempted = (LoopKind::None, 0, 0);
+        self.warn_streak = 0;
+        self.stats = StreamStats::default();
+    }
+}
+
+/// Byte offset of symbol `sym`, when the stream has text.
+fn text_byte(text: &TextState, sym: u64, now: u64) -> Option<u64> {
+    if text.bytes == 0 {
+        return None;
+    }
+    text.symbol_byte(sym, now)
+}
+
+/// The bytes of the last copy of the block `v` reports, as two slices.
+fn block<'t>(text: &'t TextState, v: &Verdict, now: u64) -> Option<(&'t [u8], &'t [u8])> {
+    let start = match v.unit {
+        Unit::Symbol => text_byte(text, now.saturating_sub(v.period as u64), now)?,
+        Unit::Byte => text.bytes.checked_sub(v.period as u64)?,
+        Unit::Line => text.line_byte(text.lines_pos().checked_sub(v.period as u64)?)?,
+    };
+    text.bytes_from(start)
+}
+
+fn strongest_text(a: TextFinding, b: TextFinding) -> TextFinding {
+    TextFinding {
+        chars: if b.chars.beats(&a.chars) {
+            b.chars
+        } else {
+            a.chars
+        },
+        lines: if b.lines.beats(&a.lines) {
+            b.lines
+        } else {
+            a.lines
+        },
+        lines_structured: if b.lines.beats(&a.lines) {
+            b.lines_structured
+        } else {
+            a.lines_structured
+        },
+    }
+}
+
+const _: () = {
+    // Index of a symbol's starting byte must cover the longest span we report bytes for.
+    assert!(STARTS >= 256);
+};

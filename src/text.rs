@@ -1,0 +1,470 @@
+//! The text side of a stream: character runs, words and lines, structure context, breakers,
+//! and the recent bytes that become the evidence of a verdict.
+//!
+//! Text arrives as token pieces or as chunks of any size and is cut the same way whatever the
+//! chunking: words are maximal runs of non-space bytes (cut into 24-byte pieces when longer),
+//! lines end at `\n`. Words become symbols of the guard's main engine when the stream has no
+//! token ids; lines, with digits folded to `0` so that counters do not hide a loop, feed a small
+//! engine of their own.
+
+use aho_corasick::automaton::{Automaton, StateID};
+use aho_corasick::dfa::DFA;
+use aho_corasick::Anchored;
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::engine::{Engine, EngineParams, Finding};
+use crate::verdict::{Action, LoopKind};
+
+/// Recent bytes kept for evidence and exempt checks.
+pub(crate) const TEXT_RING: usize = 1024;
+/// Recent symbols whose starting byte is remembered.
+pub(crate) const STARTS: usize = 512;
+/// Lines held by the line engine.
+const LINES: usize = 64;
+/// Longest word hashed whole; longer runs are cut into pieces this long.
+const WORD_MAX: usize = 24;
+/// Line bytes buffered before they are folded into the line hash.
+const LINE_BLOCK: usize = 64;
+
+const SPACE: u8 = 1;
+const NEWLINE: u8 = 2;
+const DIGIT: u8 = 4;
+const LETTER: u8 = 8;
+const SEPARATOR: u8 = 16;
+
+/// Byte classes. Bytes of multi-byte UTF-8 characters count as letters, so that text in any
+/// script has "letters".
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c == b'\n' {
+            NEWLINE | SPACE | SEPARATOR
+        } else if c == b' ' || c == b'\t' || c == b'\r' || c == 0x0b || c == 0x0c {
+            SPACE | SEPARATOR
+        } else if c.is_ascii_digit() {
+            DIGIT
+        } else if c.is_ascii_alphabetic() || c >= 0x80 {
+            LETTER
+        } else if matches!(
+            c,
+            b'-' | b'=' | b'_' | b'*' | b'#' | b'~' | b'.' | b'|' | b'+' | b'/' | b'\\' | b'`'
+        ) {
+            SEPARATOR
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
+/// What the scan hands to the guard as it happens.
+pub(crate) enum Event {
+    /// A word ended: its symbol and the byte where it began.
+    Word(u32, u64),
+    /// A breaker pattern just ended.
+    Breaker,
+}
+
+/// What a chunk of text produced.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct TextFinding {
+    /// Strongest character-run evidence (unit: bytes; onset is a byte offset).
+    pub chars: Finding,
+    /// Strongest line evidence (unit: lines; onset is a line index).
+    pub lines: Finding,
+    /// The line finding was made inside a code fence, a table or an indented block.
+    pub lines_structured: bool,
+}
+
+/// Text state of one stream. Buffers are allocated at construction.
+#[derive(Clone)]
+pub(crate) struct TextState {
+    /// Total bytes seen.
+    pub bytes: u64,
+    ring: Box<[u8]>,
+    /// Low 32 bits of the starting byte of each recent stream symbol.
+    starts: Box<[u32]>,
+    // Character runs: the last four bytes, and runs of byte periods 1..=4.
+    last4: u32,
+    runs4: [u32; 4],
+    // The word being read (text-only streams).
+    word: [u8; WORD_MAX],
+    word_len: usize,
+    word_start: u64,
+    // The line being read.
+    line: [u8; LINE_BLOCK],
+    line_len: usize,
+    line_hash: u64,
+    line_letters: u32,
+    /// The first three bytes after the indentation.
+    lead: [u8; 3],
+    lead_len: usize,
+    line_indent: u32,
+    line_start: u64,
+    lines: Engine,
+    /// Low 32 bits of the starting byte of each recent line fed to `lines`.
+    line_starts: Box<[u32]>,
+    in_fence: bool,
+    in_table: bool,
+    /// Breaker automaton state, carried across pushes.
+    breaker_state: StateID,
+    min_letters: u32,
+}
+
+impl TextState {
+    pub fn new(
+        line_warn: u32,
+        line_halt: u32,
+        min_letters: u32,
+        breakers: Option<&DFA>,
+    ) -> TextState {
+        let lines = Engine::new(EngineParams {
+            window: LINES,
+            dense: 16,
+            ngram: 1,
+            min_period: 1,
+            max_period: 16,
+            halt_copies: if line_halt == 0 { 1001 } else { line_halt },
+            halt_span: 0,
+            warn_copies: line_warn,
+            warn_span: 0,
+            long_warn_run: 0,
+            long_halt_run: 0,
+            near_window: 0,
+            near_warn: 1.0,
+            near_halt: 1.0,
+            near_patience: 0,
+            index_bits: 0,
+            loop_kind: LoopKind::RepeatedLines,
+        });
+        TextState {
+            bytes: 0,
+            ring: vec![0; TEXT_RING].into_boxed_slice(),
+            starts: vec![0; STARTS].into_boxed_slice(),
+            last4: 0,
+            runs4: [0; 4],
+            word: [0; WORD_MAX],
+            word_len: 0,
+            word_start: 0,
+            line: [0; LINE_BLOCK],
+            line_len: 0,
+            line_hash: 0,
+            line_letters: 0,
+            lead: [0; 3],
+            lead_len: 0,
+            line_indent: 0,
+            line_start: 0,
+            lines,
+            line_starts: vec![0; LINES].into_boxed_slice(),
+            in_fence: false,
+            in_table: false,
+            breaker_state: start_state(breakers),
+            min_letters,
+        }
+    }
+
+    pub fn memory_usage(&self) -> usize {
+        // The line engine's inline part is inside `TextState` already.
+        std::mem::size_of::<TextState>() + self.lines.memory_usage() - std::mem::size_of::<Engine>()
+            + self.ring.len()
+            + 4 * (self.starts.len() + self.line_starts.len())
+    }
+
+    pub fn reset(&mut self, breakers: Option<&DFA>) {
+        self.bytes = 0;
+        self.last4 = 0;
+        self.runs4 = [0; 4];
+        self.word_len = 0;
+        self.clear_line();
+        self.line_start = 0;
+        self.lines.reset();
+        self.in_fence = false;
+        self.in_table = false;
+        self.breaker_state = start_state(breakers);
+    }
+
+    /// Forgets the evidence (after a breaker) but keeps positions and the held bytes.
+    pub fn forget(&mut self) {
+        self.runs4 = [0; 4];
+        self.lines.forget();
+    }
+
+    /// Inside a code fence, a table or an indented line: thresholds stretch.
+    pub fn structured(&self) -> bool {
+        self.in_fence || self.in_table || self.line_indent >= 4
+    }
+
+    /// Records that stream symbol `sym` starts at the current byte.
+    #[inline]
+    pub fn mark_symbol(&mut self, sym: u64) {
+        self.mark_symbol_at(sym, self.bytes);
+    }
+
+    /// Records that stream symbol `sym` starts at byte `byte`.
+    #[inline]
+    pub fn mark_symbol_at(&mut self, sym: u64, byte: u64) {
+        self.starts[sym as usize % STARTS] = byte as u32;
+    }
+
+    /// Lines fed to the line engine so far.
+    pub fn lines_pos(&self) -> u64 {
+        self.lines.pos()
+    }
+
+    /// Byte where stream symbol `sym` starts, if still remembered (`now` is the next symbol).
+    pub fn symbol_byte(&self, sym: u64, now: u64) -> Option<u64> {
+        if sym >= now || now - sym > STARTS as u64 {
+            return None;
+        }
+        Some(widen(self.starts[sym as usize % STARTS], self.bytes))
+    }
+
+    /// The stream symbol that holds byte `byte` (`now` is the next symbol).
+    pub fn byte_symbol(&self, byte: u64, now: u64) -> Option<u64> {
+        let oldest = now.saturating_sub(STARTS as u64);
+        (oldest..now)
+            .rev()
+            .find(|&s| self.symbol_byte(s, now).is_some_and(|b| b <= byte))
+    }
+
+    /// Byte where line `line` (of the line engine) starts, if still remembered.
+    pub fn line_byte(&self, line: u64) -> Option<u64> {
+        let now = self.lines.pos();
+        if line >= now || now - line > LINES as u64 {
+            return None;
+        }
+        Some(widen(self.line_starts[line as usize % LINES], self.bytes))
+    }
+
+    /// The held bytes from `from` to the end, as two slices (the ring may wrap); `None` when
+    /// some of them are no longer held.
+    pub fn bytes_from(&self, from: u64) -> Option<(&[u8], &[u8])> {
+        if from > self.bytes || self.bytes - from > TEXT_RING as u64 {
+            return None;
+        }
+        let a = from as usize % TEXT_RING;
+        let b = self.bytes as usize % TEXT_RING;
+        Some(if from == self.bytes {
+            (&[][..], &[][..])
+        } else if a < b {
+            (&self.ring[a..b], &[][..])
+        } else {
+            (&self.ring[a..], &self.ring[..b])
+        })
+    }
+
+    /// Scans `text`. Words (when `words` is set) and breakers are passed to `on_event`, which
+    /// returns `true` to stop the scan there. The scan also stops after a byte that completes
+    /// a halting character run or line loop. Returns how many bytes were consumed and what the
+    /// text detectors found.
+    #[inline]
+    pub fn scan(
+        &mut self,
+        text: &[u8],
+        words: bool,
+        limits: &CharLimits,
+        breakers: Option<&DFA>,
+        mut on_event: impl FnMut(&mut TextState, Event) -> bool,
+    ) -> (usize, TextFinding) {
+        let mut found = TextFinding::default();
+        let mut i = 0;
+        while i < text.len() {
+            let b = text[i];
+            i += 1;
+            let class = CLASS[b as usize];
+            let at = self.bytes;
+            self.ring[at as usize % TEXT_RING] = b;
+            self.bytes = at + 1;
+
+            // Character runs of byte periods 1..=4.
+            let prev = self.last4;
+            let mut longest = 0u32;
+            for (p, run) in self.runs4.iter_mut().enumerate() {
+                let same = (prev >> (8 * p)) as u8 == b && at > p as u64;
+                *run = if same { *run + 1 } else { 0 };
+                longest = longest.max(*run + p as u32 + 1);
+            }
+            self.last4 = (prev << 8) | b as u32;
+            if longest >= limits.min_check {
+                let f = self.char_finding(limits);
+                if f.beats(&found.chars) {
+                    found.chars = f;
+                }
+            }
+
+            // Words.
+            if words {
+                if class & SPACE != 0 {
+                    if self.word_len > 0 && self.emit_word(&mut on_event) {
+                        return (i, found);
+                    }
+                } else {
+                    if self.word_len == 0 {
+                        self.word_start = at;
+                    }
+                    self.word[self.word_len] = b;
+                    self.word_len += 1;
+                    if self.word_len == WORD_MAX && self.emit_word(&mut on_event) {
+                        return (i, found);
+                    }
+                }
+            }
+
+            // Lines.
+            if class & NEWLINE != 0 {
+                let f = self.end_line();
+                if f.beats(&found.lines) {
+                    found.lines = f;
+                    found.lines_structured = self.structured();
+                }
+            } else {
+                if self.lead_len == 0 && class & SPACE != 0 {
+                    self.line_indent += if b == b'\t' { 4 } else { 1 };
+                } else if self.lead_len < 3 {
+                    self.lead[self.lead_len] = b;
+                    self.lead_len += 1;
+                }
+                self.line_letters += (class & LETTER != 0) as u32;
+                self.line[self.line_len] = if class & DIGIT != 0 { b'0' } else { b };
+                self.line_len += 1;
+                if self.line_len == LINE_BLOCK {
+                    self.line_hash = fold(self.line_hash, xxh3_64(&self.line));
+                    self.line_len = 0;
+                }
+            }
+
+            if let Some(dfa) = breakers {
+                let sid = dfa.next_state(Anchored::No, self.breaker_state, b);
+                self.breaker_state = sid;
+                if dfa.is_match(sid) && on_event(self, Event::Breaker) {
+                    return (i, found);
+                }
+            }
+            if found.chars.level == Action::Halt || found.lines.level == Action::Halt {
+                return (i, found);
+            }
+        }
+        (i, found)
+    }
+
+    /// Ends the word being read, if any, as a symbol. Returns what `on_event` returned.
+    pub fn flush_word(&mut self, mut on_event: impl FnMut(&mut TextState, Event) -> bool) -> bool {
+        self.word_len > 0 && self.emit_word(&mut on_event)
+    }
+
+    fn emit_word(&mut self, on_event: &mut impl FnMut(&mut TextState, Event) -> bool) -> bool {
+        let h = xxh3_64(&self.word[..self.word_len]);
+        self.word_len = 0;
+        let start = self.word_start;
+        on_event(self, Event::Word(h as u32, start))
+    }
+
+    fn clear_line(&mut self) {
+        self.line_len = 0;
+        self.line_hash = 0;
+        self.line_letters = 0;
+        self.lead_len = 0;
+        self.line_indent = 0;
+    }
+
+    /// Ends the line being read; returns the line engine's evidence.
+    fn end_line(&mut self) -> Finding {
+        let lead = &self.lead[..self.lead_len];
+        if lead == b"```" || lead == b"~~~" {
+            self.in_fence = !self.in_fence;
+        }
+        self.in_table = lead.first() == Some(&b'|');
+        let mut f = Finding::default();
+        if self.line_letters >= self.min_letters.max(1) {
+            let h = fold(
+                fold(self.line_hash, xxh3_64(&self.line[..self.line_len])),
+                self.line_indent as u64,
+            );
+            let n = self.lines.pos();
+            self.line_starts[n as usize % LINES] = self.line_start as u32;
+            f = self.lines.push(h as u32);
+        }
+        self.clear_line();
+        self.line_start = self.bytes;
+        f
+    }
+
+    fn char_finding(&self, limits: &CharLimits) -> Finding {
+        let mut best = Finding::default();
+        for (p, &run) in self.runs4.iter().enumerate() {
+            let period = p as u32 + 1;
+            let span = run + period;
+            // The unit is made only of white space or rule characters: indentation, rules.
+            let separator =
+                (0..period).all(|k| CLASS[(self.last4 >> (8 * k)) as u8 as usize] & SEPARATOR != 0);
+            let (warn, halt) = if separator {
+                (0, limits.separator_halt)
+            } else {
+                (limits.warn, limits.halt)
+            };
+            let level = if halt > 0 && span >= halt {
+                Action::Halt
+            } else if warn > 0 && span >= warn {
+                Action::Warn
+            } else {
+                continue;
+            };
+            let f = Finding {
+                level,
+                kind: LoopKind::CharRun,
+                period,
+                span,
+                onset: self.bytes - span as u64,
+                confidence: if level == Action::Halt { 0.95 } else { 0.6 },
+            };
+            if f.beats(&best) {
+                best = f;
+            }
+        }
+        best
+    }
+}
+
+/// Character-run thresholds, in bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CharLimits {
+    pub warn: u32,
+    pub halt: u32,
+    pub separator_halt: u32,
+    /// The smallest of the three that is on: below it nothing is checked.
+    pub min_check: u32,
+}
+
+impl CharLimits {
+    pub fn new(warn: u32, halt: u32, separator_halt: u32) -> CharLimits {
+        let min_check = [warn, halt, separator_halt]
+            .into_iter()
+            .filter(|&v| v > 0)
+            .min()
+            .unwrap_or(u32::MAX);
+        CharLimits {
+            warn,
+            halt,
+            separator_halt,
+            min_check,
+        }
+    }
+}
+
+fn start_state(dfa: Option<&DFA>) -> StateID {
+    dfa.and_then(|d| d.start_state(Anchored::No).ok())
+        .unwrap_or(StateID::ZERO)
+}
+
+#[inline]
+fn fold(h: u64, v: u64) -> u64 {
+    (h ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29)
+}
+
+/// Restores a full byte offset from its low 32 bits, given a later offset `now`.
+fn widen(low: u32, now: u64) -> u64 {
+    now - (now as u32).wrapping_sub(low) as u64
+}

@@ -1,0 +1,117 @@
+//! What a guard answers: an [`Action`] and, when it is not `Continue`, the evidence.
+
+/// What the caller should do with the stream after this push.
+///
+/// The order is meaningful: `Continue < Warn < Halt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[repr(u8)]
+pub enum Action {
+    /// Nothing looks wrong.
+    #[default]
+    Continue = 0,
+    /// First evidence of repetition: log it, surface it, maybe lower the temperature.
+    Warn = 1,
+    /// The repetition persists: stop generating. A halt is sticky until [`reset`].
+    ///
+    /// [`reset`]: crate::StreamGuard::reset
+    Halt = 2,
+}
+
+impl Action {
+    /// The lower-case name used in logs and JSON (`"continue"`, `"warn"`, `"halt"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Continue => "continue",
+            Action::Warn => "warn",
+            Action::Halt => "halt",
+        }
+    }
+}
+
+/// Which detector produced the evidence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum LoopKind {
+    /// No evidence.
+    #[default]
+    None = 0,
+    /// Back-to-back copies of one block of symbols (`period` ≤ `max_period`).
+    ExactLoop = 1,
+    /// A long block that recurs verbatim far back in the window (`period` > `max_period`).
+    LongRepeat = 2,
+    /// Copies that vary a little: most recent n-grams were already seen in the window.
+    NearLoop = 3,
+    /// One character, or a unit of up to four bytes, repeated (`"!!!!"`, `"hahaha"`).
+    CharRun = 4,
+    /// One word repeated back to back (`"the the the"`).
+    WordStutter = 5,
+    /// Lines, or a block of lines, repeated; digits are folded so counters do not hide it.
+    RepeatedLines = 6,
+}
+
+impl LoopKind {
+    /// The snake-case name used in logs and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopKind::None => "none",
+            LoopKind::ExactLoop => "exact_loop",
+            LoopKind::LongRepeat => "long_repeat",
+            LoopKind::NearLoop => "near_loop",
+            LoopKind::CharRun => "char_run",
+            LoopKind::WordStutter => "word_stutter",
+            LoopKind::RepeatedLines => "repeated_lines",
+        }
+    }
+}
+
+/// The unit that [`Verdict::period`] and [`Verdict::span`] count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Unit {
+    /// Stream symbols: token ids for [`push_token`], words for [`push_text`].
+    ///
+    /// [`push_token`]: crate::StreamGuard::push_token
+    /// [`push_text`]: crate::StreamGuard::push_text
+    #[default]
+    Symbol = 0,
+    /// Bytes of text.
+    Byte = 1,
+    /// Lines of text.
+    Line = 2,
+}
+
+/// The answer to one push: what to do, and why.
+///
+/// Plain data (`Copy`), so it crosses the C ABI as it is. When `action` is
+/// `Continue` the evidence fields are zero and `kind` is [`LoopKind::None`].
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Verdict {
+    /// What the caller should do.
+    pub action: Action,
+    /// Which detector produced the evidence.
+    pub kind: LoopKind,
+    /// The unit of `period` and `span`.
+    pub unit: Unit,
+    /// Length of the repeated block, in `unit`s.
+    pub period: u32,
+    /// Number of copies of the block seen so far (fractional: 3.5 is three and a half copies).
+    pub repeats: f32,
+    /// Length of the repetitive region, from the onset to now, in `unit`s.
+    pub span: u32,
+    /// Index of the first symbol of the first copy, counted from the start of the stream (or
+    /// the last reset). Symbols are token ids, or words for text-only streams.
+    pub onset: u64,
+    /// Byte offset of the onset in the stream's text, when the text is known and still held.
+    pub onset_byte: Option<u64>,
+    /// Index of the symbol whose push produced this verdict.
+    pub at: u64,
+    /// How sure the guard is that this is degenerate repetition, in `[0, 1]`.
+    pub confidence: f32,
+}
+
+impl Verdict {
+    /// `true` unless the action is `Continue`.
+    pub fn is_loop(&self) -> bool {
+        self.action != Action::Continue
+    }
+}
