@@ -74,7 +74,8 @@ pub struct StreamSettings {
     pub near_window: u32,
     /// Share of the recent symbols whose n-gram was already seen in the window, to warn. `(0, 1]`.
     pub near_warn: f32,
-    /// Share of the recent symbols already seen, to halt once it lasts `near_patience`. `[near_warn, 1]`.
+    /// Share of the recent symbols already seen, to halt once it lasts `near_patience`.
+    /// `0` (off: near loops only warn) or `[near_warn, 1]`.
     pub near_halt: f32,
     /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
     pub near_patience: u32,
@@ -92,8 +93,8 @@ pub struct StreamSettings {
     /// Letters a line needs to count for the line detector: number-only and rule lines are
     /// skipped. `0..=1000`.
     pub line_min_letters: u32,
-    /// Inside code fences and markdown tables, near-loop and line thresholds are stretched by
-    /// this factor (copies and patience multiplied). `1.0..=16.0`.
+    /// Inside code fences, markdown tables and indented lines, near-loop patience is multiplied
+    /// by this factor (and line loops only warn there). `1.0..=16.0`.
     pub structure_slack: f32,
     /// Texts that reset detection when they appear (for example `"</think>"`). At most 64,
     /// each 1..=256 bytes.
@@ -119,7 +120,7 @@ impl StreamSettings {
             max_period: 256,
             dense_periods: 16,
             halt_copies: 3,
-            halt_span: 32,
+            halt_span: 40,
             warn_copies: 2,
             warn_span: 16,
             window: 2048,
@@ -128,7 +129,9 @@ impl StreamSettings {
             long_halt_run: 256,
             near_window: 256,
             near_warn: 0.5,
-            near_halt: 0.7,
+            // Human ChangeLogs and copyright files reach any coverage a near loop does: by
+            // default near loops warn and never halt on their own.
+            near_halt: 0.0,
             near_patience: 64,
             char_run_warn: 24,
             char_run_halt: 96,
@@ -144,13 +147,13 @@ impl StreamSettings {
         match preset {
             Preset::Balanced => balanced,
             Preset::Strict => StreamSettings {
-                halt_span: 24,
+                halt_span: 32,
                 warn_span: 12,
                 long_warn_run: 48,
                 long_halt_run: 128,
                 near_warn: 0.45,
-                near_halt: 0.6,
-                near_patience: 32,
+                near_halt: 0.7,
+                near_patience: 64,
                 char_run_warn: 16,
                 char_run_halt: 64,
                 line_halt_copies: 6,
@@ -164,8 +167,6 @@ impl StreamSettings {
                 long_warn_run: 128,
                 long_halt_run: 512,
                 near_warn: 0.6,
-                near_halt: 0.85,
-                near_patience: 128,
                 char_run_warn: 48,
                 char_run_halt: 256,
                 line_warn_copies: 4,
@@ -288,7 +289,84 @@ fn check_patterns(field: &'static str, pats: &[String]) -> Result<(), ConfigErro
     Ok(())
 }
 
+/// The names of every field of [`StreamSettings`], in declaration order.
+pub const SETTINGS_FIELDS: &[&str] = &[
+    "min_period",
+    "max_period",
+    "dense_periods",
+    "halt_copies",
+    "halt_span",
+    "warn_copies",
+    "warn_span",
+    "window",
+    "ngram",
+    "long_warn_run",
+    "long_halt_run",
+    "near_window",
+    "near_warn",
+    "near_halt",
+    "near_patience",
+    "char_run_warn",
+    "char_run_halt",
+    "separator_run_halt",
+    "line_warn_copies",
+    "line_halt_copies",
+    "line_min_letters",
+    "structure_slack",
+    "breakers",
+    "exempt",
+    "escalate_after",
+];
+
 impl StreamSettings {
+    /// Sets one field by name from its text form (numbers as written; `breakers` and `exempt`
+    /// take one pattern each call, appended). Ranges are checked later, by [`validate`](Self::validate).
+    pub fn set(&mut self, field: &str, value: &str) -> Result<(), ConfigError> {
+        fn num<T: std::str::FromStr>(field: &'static str, value: &str) -> Result<T, ConfigError> {
+            value.trim().parse().map_err(|_| ConfigError {
+                field,
+                value: value.to_string(),
+                allowed: "a number".into(),
+            })
+        }
+        let s = self;
+        match field {
+            "min_period" => s.min_period = num("min_period", value)?,
+            "max_period" => s.max_period = num("max_period", value)?,
+            "dense_periods" => s.dense_periods = num("dense_periods", value)?,
+            "halt_copies" => s.halt_copies = num("halt_copies", value)?,
+            "halt_span" => s.halt_span = num("halt_span", value)?,
+            "warn_copies" => s.warn_copies = num("warn_copies", value)?,
+            "warn_span" => s.warn_span = num("warn_span", value)?,
+            "window" => s.window = num("window", value)?,
+            "ngram" => s.ngram = num("ngram", value)?,
+            "long_warn_run" => s.long_warn_run = num("long_warn_run", value)?,
+            "long_halt_run" => s.long_halt_run = num("long_halt_run", value)?,
+            "near_window" => s.near_window = num("near_window", value)?,
+            "near_warn" => s.near_warn = num("near_warn", value)?,
+            "near_halt" => s.near_halt = num("near_halt", value)?,
+            "near_patience" => s.near_patience = num("near_patience", value)?,
+            "char_run_warn" => s.char_run_warn = num("char_run_warn", value)?,
+            "char_run_halt" => s.char_run_halt = num("char_run_halt", value)?,
+            "separator_run_halt" => s.separator_run_halt = num("separator_run_halt", value)?,
+            "line_warn_copies" => s.line_warn_copies = num("line_warn_copies", value)?,
+            "line_halt_copies" => s.line_halt_copies = num("line_halt_copies", value)?,
+            "line_min_letters" => s.line_min_letters = num("line_min_letters", value)?,
+            "structure_slack" => s.structure_slack = num("structure_slack", value)?,
+            "breakers" => s.breakers.push(value.to_string()),
+            "exempt" => s.exempt.push(value.to_string()),
+            "escalate_after" => s.escalate_after = num("escalate_after", value)?,
+            _ => {
+                return Err(ConfigError {
+                    field: "(name)",
+                    value: field.to_string(),
+                    allowed: format!("one of {}", SETTINGS_FIELDS.join(", ")),
+                })
+            }
+        }
+        Ok(())
+    }
+
     /// Checks every field against its allowed range; the first field out of range is named.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let s = self;
@@ -331,7 +409,12 @@ impl StreamSettings {
         )?;
         check_off_or("near_window", s.near_window, 16, s.window)?;
         check_f32("near_warn", s.near_warn, f32::MIN_POSITIVE, 1.0)?;
-        check_f32("near_halt", s.near_halt, s.near_warn, 1.0)?;
+        if s.near_halt != 0.0 {
+            check_f32("near_halt", s.near_halt, s.near_warn, 1.0).map_err(|e| ConfigError {
+                allowed: format!("0 (off) or {}", e.allowed),
+                ..e
+            })?;
+        }
         check_u32("near_patience", s.near_patience, 0, 65536)?;
         check_off_or("char_run_warn", s.char_run_warn, 4, u32::MAX)?;
         check_off_or(

@@ -49,6 +49,7 @@ pub(crate) struct EngineParams {
     /// 0 = coverage off.
     pub near_window: usize,
     pub near_warn: f32,
+    /// 0 = near loops never halt.
     pub near_halt: f32,
     pub near_patience: u32,
     /// log2 of the n-gram table size; 0 = no index.
@@ -406,7 +407,13 @@ impl Engine {
             };
             (lvl, self.p.loop_kind)
         } else {
-            let lvl = if self.p.long_halt_run > 0 && run >= self.p.long_halt_run {
+            // One verbatim recurrence, however long, happens in human text (a ChangeLog entry
+            // filed twice); a halt needs back-to-back copies as well.
+            let halt_run = self
+                .p
+                .long_halt_run
+                .max(need(period, self.p.halt_copies, 0));
+            let lvl = if self.p.long_halt_run > 0 && run >= halt_run {
                 Action::Halt
             } else if self.p.long_warn_run > 0 && run >= self.p.long_warn_run {
                 Action::Warn
@@ -460,13 +467,14 @@ impl Engine {
             return Finding::default();
         }
         let since = *self.near_since.get_or_insert(pos);
-        if share >= self.p.near_halt {
+        let halting = self.p.near_halt > 0.0 && share >= self.p.near_halt;
+        if halting {
             self.near_streak += 1;
         } else {
             self.near_streak = 0;
         }
         let patience = (self.p.near_patience as f32 * self.slack) as u32;
-        let level = if share >= self.p.near_halt && self.near_streak > patience {
+        let level = if halting && self.near_streak > patience {
             Action::Halt
         } else {
             Action::Warn

@@ -2,7 +2,7 @@
 
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
-use crate::text::{CharLimits, Event, TextFinding, TextState, STARTS};
+use crate::text::{is_rule_text, CharLimits, Event, TextFinding, TextState, STARTS};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
 /// Bytes of the repeated block kept as evidence.
@@ -290,7 +290,7 @@ impl StreamGuard {
         let mut best: Option<Verdict> = None;
         let mut doubt = 1.0f32;
         for v in candidates.iter_mut().flatten() {
-            if self.is_exempt(v, now) {
+            if v.action == Action::Continue || self.is_exempt(v, now) {
                 continue;
             }
             doubt *= 1.0 - v.confidence;
@@ -339,18 +339,39 @@ impl StreamGuard {
 
     fn symbol_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
         let mut kind = f.kind;
-        if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
-            kind = LoopKind::WordStutter;
+        let mut action = f.level;
+        let onset_byte = self.text_byte(f.onset, now);
+        if kind == LoopKind::ExactLoop {
+            if let Some(start) = self.text_byte(now.saturating_sub(f.period as u64), now) {
+                // Three bytes more, so that a character the block begins inside is whole once.
+                let from = start.saturating_sub(3);
+                if let Some((a, b)) = self.text.bytes_from(from) {
+                    if is_rule_text([a, b]) {
+                        // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator run.
+                        let limit = self.config.inner.settings.separator_run_halt as u64;
+                        let bytes = onset_byte.map_or(0, |o| self.text.bytes - o);
+                        action = if limit > 0 && bytes >= limit {
+                            Action::Halt
+                        } else {
+                            Action::Continue
+                        };
+                        kind = LoopKind::CharRun;
+                    }
+                }
+            }
+            if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
+                kind = LoopKind::WordStutter;
+            }
         }
         Verdict {
-            action: f.level,
+            action,
             kind,
             unit: Unit::Symbol,
             period: f.period,
             repeats: f.repeats(),
             span: f.span,
             onset: f.onset,
-            onset_byte: self.text_byte(f.onset, now),
+            onset_byte,
             at: sym,
             confidence: f.confidence,
         }
@@ -374,11 +395,9 @@ impl StreamGuard {
 
     fn line_verdict(&self, f: Finding, structured: bool, sym: u64, now: u64) -> Verdict {
         let mut action = f.level;
-        let s = &self.config.inner.settings;
-        if structured
-            && action == Action::Halt
-            && f.repeats() < s.line_halt_copies as f32 * s.structure_slack
-        {
+        // Code and tables repeat lines that differ only in numbers (constant tables, data
+        // rows): there a line loop only warns, and token-level loops decide.
+        if structured && action == Action::Halt {
             action = Action::Warn;
         }
         let onset_byte = self.text.line_byte(f.onset);

@@ -315,10 +315,10 @@ impl TextState {
 
             // Lines.
             if class & NEWLINE != 0 {
-                let f = self.end_line();
+                let (f, structured) = self.end_line();
                 if f.beats(&found.lines) {
                     found.lines = f;
-                    found.lines_structured = self.structured();
+                    found.lines_structured = structured;
                 }
             } else {
                 if self.lead_len == 0 && class & SPACE != 0 {
@@ -370,13 +370,16 @@ impl TextState {
         self.line_indent = 0;
     }
 
-    /// Ends the line being read; returns the line engine's evidence.
-    fn end_line(&mut self) -> Finding {
+    /// Ends the line being read; returns the line engine's evidence and whether the line was
+    /// code or a table row.
+    fn end_line(&mut self) -> (Finding, bool) {
         let lead = &self.lead[..self.lead_len];
-        if lead == b"```" || lead == b"~~~" {
+        let fence = lead == b"```" || lead == b"~~~";
+        self.in_table = lead.first() == Some(&b'|');
+        let structured = fence || self.structured();
+        if fence {
             self.in_fence = !self.in_fence;
         }
-        self.in_table = lead.first() == Some(&b'|');
         let mut f = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
             let h = fold(
@@ -389,7 +392,7 @@ impl TextState {
         }
         self.clear_line();
         self.line_start = self.bytes;
-        f
+        (f, structured)
     }
 
     fn char_finding(&self, limits: &CharLimits) -> Finding {
@@ -398,8 +401,8 @@ impl TextState {
             let period = p as u32 + 1;
             let span = run + period;
             // The unit is made only of white space or rule characters: indentation, rules.
-            let separator =
-                (0..period).all(|k| CLASS[(self.last4 >> (8 * k)) as u8 as usize] & SEPARATOR != 0);
+            let unit = self.last4.to_le_bytes();
+            let separator = is_rule(&unit[..period as usize]);
             let (warn, halt) = if separator {
                 (0, limits.separator_halt)
             } else {
@@ -454,6 +457,58 @@ impl CharLimits {
     }
 }
 
+/// `unit` (its bytes newest first) is white space, ASCII rule punctuation, or one character
+/// drawn for rules and bullets: dashes, bullets, box drawing, block elements, geometric shapes.
+fn is_rule(unit: &[u8]) -> bool {
+    if unit.iter().all(|&b| CLASS[b as usize] & SEPARATOR != 0) {
+        return true;
+    }
+    // A run is seen at any byte, so the unit is some rotation of the character.
+    let n = unit.len();
+    (0..n).any(|r| {
+        let mut bytes = [0u8; 4];
+        for (k, d) in bytes[..n].iter_mut().enumerate() {
+            *d = unit[(n - 1 + n - k + r) % n];
+        }
+        let Ok(s) = std::str::from_utf8(&bytes[..n]) else {
+            return false;
+        };
+        let mut chars = s.chars();
+        match (chars.next(), chars.next()) {
+            (Some(c), None) => matches!(c as u32,
+                0x00B7 | 0x2010..=0x2015 | 0x2022 | 0x2026 | 0x2043 | 0x2500..=0x25FF
+                    | 0x2E3A | 0x2E3B | 0x30FC | 0xFF0D | 0xFF3F),
+            _ => false,
+        }
+    })
+}
+
+/// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
+/// bytes of a character cut at either end are ignored.
+pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
+    if parts.iter().any(|p| memchr::memchr(b'\n', p).is_some()) {
+        return false;
+    }
+    let mut rules = 0;
+    for part in parts {
+        for chunk in part.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                let mut buf = [0u8; 4];
+                let bytes = c.encode_utf8(&mut buf).as_bytes();
+                let mut rev = [0u8; 4];
+                for (d, s) in rev.iter_mut().zip(bytes.iter().rev()) {
+                    *d = *s;
+                }
+                if !is_rule(&rev[..bytes.len()]) {
+                    return false;
+                }
+                rules += 1;
+            }
+        }
+    }
+    rules > 0
+}
+
 fn start_state(dfa: Option<&DFA>) -> StateID {
     dfa.and_then(|d| d.start_state(Anchored::No).ok())
         .unwrap_or(StateID::ZERO)
@@ -467,4 +522,37 @@ fn fold(h: u64, v: u64) -> u64 {
 /// Restores a full byte offset from its low 32 bits, given a later offset `now`.
 fn widen(low: u32, now: u64) -> u64 {
     now - (now as u32).wrapping_sub(low) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit as `char_finding` sees it: the last `n` bytes of `s`, newest first.
+    fn unit(s: &str, n: usize) -> Vec<u8> {
+        s.as_bytes().iter().rev().take(n).copied().collect()
+    }
+
+    #[test]
+    fn rules_are_recognised_at_any_byte_of_the_character() {
+        for s in [
+            "━━━",
+            "━━━\u{94}"[..9].as_ref(),
+            "——",
+            "••",
+            "--",
+            "  ",
+            "==",
+        ] {
+            let n = s.chars().next().unwrap().len_utf8();
+            for cut in 0..n {
+                let t = &s.as_bytes()[..s.len() - cut];
+                let u: Vec<u8> = t.iter().rev().take(n).copied().collect();
+                assert!(is_rule(&u), "{s:?} cut {cut}");
+            }
+        }
+        assert!(!is_rule(&unit("aaa", 1)));
+        assert!(!is_rule(&unit("ああ", 3)));
+        assert!(!is_rule(&unit("!!", 1)));
+    }
 }

@@ -1,0 +1,287 @@
+//! Quality report on real model output: how many runaway loops the guard halts, how soon, and
+//! whether it ever halts a normal stream.
+//!
+//! ```text
+//! cargo run --release --example quality -- [--preset NAME] [--mode pieces|ids|text] [--verbose]
+//!     [--labels LABELS.jsonl | --unlabelled] [--set FIELD=VALUE]... FILE.jsonl...
+//! ```
+//!
+//! Each line of FILE is a record with `token_ids` (and `pieces`) or `text`. Labels come from
+//! `../shared/tools/label.py` (run on FILE unless `--labels` names its saved output); records
+//! without a label (human text) are counted as `normal`. Streams are fed one token at a time,
+//! exactly as a server would: `pieces` feeds ids with their pieces, `ids` the ids alone, `text`
+//! the pieces as text chunks without ids.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::process::Command;
+
+use loopguard::{Action, Preset, StreamConfig, StreamGuard, StreamSettings, Verdict};
+use serde_json::Value;
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Pieces,
+    Ids,
+    Text,
+}
+
+struct Label {
+    label: String,
+    onset: Option<u64>,
+    period: u64,
+}
+
+#[derive(Default)]
+struct Tally {
+    streams: usize,
+    halted: usize,
+    warned: usize,
+    latencies: Vec<f64>,
+    saved: u64,
+    after_onset: u64,
+    tokens: u64,
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut preset = Preset::Balanced;
+    let mut mode = Mode::Pieces;
+    let mut verbose = false;
+    let mut labels_path = None;
+    let mut files = Vec::new();
+    let mut overrides = Vec::new();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--preset" => {
+                let name = args.next().expect("--preset NAME");
+                preset =
+                    Preset::from_name(&name).unwrap_or_else(|| panic!("unknown preset {name}"));
+            }
+            "--mode" => {
+                mode = match args.next().as_deref() {
+                    Some("pieces") => Mode::Pieces,
+                    Some("ids") => Mode::Ids,
+                    Some("text") => Mode::Text,
+                    other => panic!("--mode pieces|ids|text, not {other:?}"),
+                }
+            }
+            "--set" => {
+                let kv = args.next().expect("--set FIELD=VALUE");
+                let (k, v) = kv.split_once('=').expect("--set FIELD=VALUE");
+                overrides.push((k.to_string(), v.to_string()));
+            }
+            "--labels" => labels_path = Some(args.next().expect("--labels FILE")),
+            // Human text: no labeller, every record is normal.
+            "--unlabelled" => labels_path = Some(String::new()),
+            "--verbose" | "-v" => verbose = true,
+            _ => files.push(a),
+        }
+    }
+    if files.is_empty() {
+        eprintln!(
+            "usage: quality [--preset NAME] [--mode pieces|ids|text] [--labels L] FILE.jsonl..."
+        );
+        std::process::exit(2);
+    }
+    let labels = load_labels(labels_path.as_deref(), &files);
+    let mut settings = StreamSettings::preset(preset);
+    for (k, v) in &overrides {
+        settings.set(k, v).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let config = StreamConfig::new(&settings).unwrap_or_else(|e| panic!("{e}"));
+    let mut guard = StreamGuard::new(&config);
+    let mut tallies: HashMap<String, Tally> = HashMap::new();
+    for file in &files {
+        let reader = std::io::BufReader::new(std::fs::File::open(file).expect("open corpus"));
+        for (lineno, line) in reader.lines().enumerate() {
+            let line = line.expect("read corpus");
+            let rec: Value = match serde_json::from_str(&line) {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("{file}:{}: {e}", lineno + 1);
+                    continue;
+                }
+            };
+            let id = rec["id"].as_str().unwrap_or("").to_string();
+            let label = labels.get(&id);
+            let name = label.map_or("normal".to_string(), |l| l.label.clone());
+            guard.reset();
+            let (n, halt, first_warn) = run(&mut guard, &rec, mode);
+            let t = tallies.entry(name.clone()).or_default();
+            t.streams += 1;
+            t.tokens += n;
+            if first_warn.is_some() {
+                t.warned += 1;
+            }
+            if let Some(h) = halt {
+                t.halted += 1;
+                t.saved += n - 1 - h.at;
+                if let Some(l) = label.filter(|l| l.label == "looping") {
+                    let onset = l.onset.unwrap_or(0);
+                    t.latencies
+                        .push((h.at as f64 - onset as f64) / l.period.max(1) as f64);
+                    t.after_onset += n - onset;
+                }
+                if verbose || name == "normal" {
+                    println!(
+                        "{name:9} HALT {id} at {}/{n} kind={} period={} repeats={:.1} onset={} conf={:.2} text={:?}",
+                        h.at,
+                        h.kind.as_str(),
+                        h.period,
+                        h.repeats,
+                        h.onset,
+                        h.confidence,
+                        String::from_utf8_lossy(guard.repeated_text()).chars().take(80).collect::<String>()
+                    );
+                }
+            } else if let Some(l) = label.filter(|l| l.label == "looping") {
+                t.after_onset += n - l.onset.unwrap_or(0);
+                println!(
+                    "{name:9} MISS {id} period={} onset={:?} n={n}",
+                    l.period, l.onset
+                );
+            } else if name == "fuzzy" {
+                println!("{name:9} MISS {id} n={n}");
+            }
+        }
+    }
+    println!();
+    println!(
+        "{:10} {:>7} {:>8} {:>8} {:>12} {:>12} {:>10}",
+        "label", "streams", "halted", "warned", "latency(p50)", "tokens saved", "waste saved"
+    );
+    let mut names: Vec<_> = tallies.keys().cloned().collect();
+    names.sort();
+    for name in names {
+        let t = &tallies[&name];
+        let mut lat = t.latencies.clone();
+        lat.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let p50 = if lat.is_empty() {
+            "-".to_string()
+        } else {
+            format!("{:.2}", lat[lat.len() / 2])
+        };
+        let waste = if t.after_onset > 0 {
+            format!("{:.0}%", 100.0 * t.saved as f64 / t.after_onset as f64)
+        } else {
+            "-".into()
+        };
+        println!(
+            "{:10} {:>7} {:>7.1}% {:>7.1}% {:>12} {:>12} {:>10}",
+            name,
+            t.streams,
+            100.0 * t.halted as f64 / t.streams as f64,
+            100.0 * t.warned as f64 / t.streams as f64,
+            p50,
+            t.saved,
+            waste
+        );
+    }
+    let total: u64 = tallies.values().map(|t| t.tokens).sum();
+    println!("symbols fed: {total}");
+}
+
+/// Feeds one record; returns its length in symbols, the halt verdict and the first warning.
+fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict>, Option<u64>) {
+    let ids: Vec<u32> = rec["token_ids"]
+        .as_array()
+        .map(|a| a.iter().map(|v| v.as_u64().unwrap_or(0) as u32).collect())
+        .unwrap_or_default();
+    // Exact piece bytes when the record has them (a piece may split a UTF-8 character).
+    let pieces: Vec<Vec<u8>> = match rec["pieces_hex"].as_array() {
+        Some(hex) => hex
+            .iter()
+            .map(|v| unhex(v.as_str().unwrap_or("")))
+            .collect(),
+        None => rec["pieces"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|v| v.as_str().unwrap_or("").as_bytes().to_vec())
+                    .collect()
+            })
+            .unwrap_or_default(),
+    };
+    let mut halt = None;
+    if ids.is_empty() || mode == Mode::Text && pieces.is_empty() {
+        let text = rec["text"].as_str().unwrap_or("");
+        // Text-only records arrive in small chunks, as from a server's event stream.
+        for chunk in text.as_bytes().chunks(16) {
+            let v = guard.push_text(chunk);
+            if v.action == Action::Halt {
+                halt = Some(v);
+                break;
+            }
+        }
+        if halt.is_none() {
+            let v = guard.finish_text();
+            if v.action == Action::Halt {
+                halt = Some(v);
+            }
+        }
+        let n = guard.stats().symbols.max(1);
+        // For text the "length" is in words; the labeler counts whitespace words the same way.
+        let words = text.split_whitespace().count() as u64;
+        return (words.max(n), halt, guard.stats().first_warn_at);
+    }
+    for (i, &id) in ids.iter().enumerate() {
+        let piece = pieces.get(i).map(|p| p.as_slice());
+        let v = match mode {
+            Mode::Pieces => guard.push_token(id, piece),
+            Mode::Ids => guard.push_token(id, None),
+            Mode::Text => guard.push_text(piece.unwrap_or_default()),
+        };
+        if v.action == Action::Halt {
+            let mut v = v;
+            if mode == Mode::Text {
+                // Report in tokens: the token whose piece completed the halting word.
+                v.at = i as u64;
+            }
+            halt = Some(v);
+            break;
+        }
+    }
+    (ids.len() as u64, halt, guard.stats().first_warn_at)
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .filter_map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).ok())
+        .collect()
+}
+
+fn load_labels(saved: Option<&str>, files: &[String]) -> HashMap<String, Label> {
+    let mut out = HashMap::new();
+    let text = match saved {
+        Some("") => return out,
+        Some(path) => std::fs::read_to_string(path).expect("read labels"),
+        None => {
+            let labeler = ["../shared/tools/label.py", "../../shared/tools/label.py"]
+                .into_iter()
+                .find(|p| std::path::Path::new(p).exists());
+            let Some(labeler) = labeler else {
+                eprintln!("no label.py found: every record counts as normal");
+                return out;
+            };
+            let o = Command::new("python3")
+                .arg(labeler)
+                .args(files)
+                .output()
+                .expect("run python3 label.py");
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        }
+    };
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let v: Value = serde_json::from_str(line).expect("label line");
+        out.insert(
+            v["id"].as_str().unwrap_or("").to_string(),
+            Label {
+                label: v["label"].as_str().unwrap_or("").to_string(),
+                onset: v["onset"].as_u64(),
+                period: v["period"].as_u64().unwrap_or(1),
+            },
+        );
+    }
+    out
+}
