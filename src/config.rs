@@ -48,8 +48,10 @@ pub struct StreamSettings {
     pub min_period: u32,
     /// Longest period of an exact loop. Longer blocks are long-range repeats. `1..=4096`.
     pub max_period: u32,
-    /// Periods `1..=dense_periods` are checked exactly at every symbol; longer ones are found
-    /// through the n-gram index. `max(ngram, 1)..=max_period`.
+    /// Periods `1..=dense_periods` are checked exactly at every symbol, whatever the block;
+    /// longer ones are found through the n-gram index, which needs the block to hold an n-gram
+    /// that occurs once in it. Rounded up to one more than a multiple of 8.
+    /// `max(ngram, 1)..=max_period`.
     pub dense_periods: u32,
     /// Copies of a block (the first one included) that halt. `2..=1000`.
     pub halt_copies: u32,
@@ -118,7 +120,9 @@ impl StreamSettings {
         let balanced = StreamSettings {
             min_period: 1,
             max_period: 256,
-            dense_periods: 16,
+            // 1..=9 after rounding (one vector chunk plus period 1): longer periods come from
+            // the n-gram index, which costs less per token than more dense lanes.
+            dense_periods: 8,
             halt_copies: 3,
             halt_span: 40,
             warn_copies: 2,

@@ -73,8 +73,10 @@ impl StreamGuard {
     pub fn new(config: &StreamConfig) -> StreamGuard {
         let s = &config.inner.settings;
         let near = s.near_window as usize;
-        // About half a slot per held symbol: enough to keep recent n-grams, small enough to fit.
-        let index_bits = (s.window / 2).max(64).trailing_zeros();
+        // A slot per four held symbols: loops refresh their n-grams every period, so a small
+        // table still proposes their periods within a few positions, and it keeps a guard
+        // under 16 KiB.
+        let index_bits = (s.window / 4).max(64).trailing_zeros();
         let engine = Engine::new(EngineParams {
             window: s.window as usize,
             dense: s.dense_periods as usize,
@@ -139,13 +141,27 @@ impl StreamGuard {
         if self.verdict.action == Action::Halt {
             return self.verdict;
         }
+        if piece.is_none() && self.mode == Mode::Tokens && self.text.bytes == 0 {
+            // An id without text on a stream that has none: the engine alone.
+            let sym = self.engine.pos();
+            let level = self.engine.push(id);
+            self.stats.symbols += 1;
+            if level == Action::Continue {
+                return self.quiet(sym);
+            }
+            let f = self.engine.finding();
+            return self.decide(f, sym, TextFinding::default());
+        }
         match self.mode {
             Mode::Text => return self.push_text(piece.unwrap_or_default()),
             Mode::Fresh => self.mode = Mode::Tokens,
             Mode::Tokens => {}
         }
         let sym = self.engine.pos();
-        self.text.mark_symbol(sym);
+        if piece.is_some() || self.text.bytes > 0 {
+            // Where each token's text begins, for byte offsets and evidence.
+            self.text.mark_symbol(sym);
+        }
         let mut text = TextFinding::default();
         if let Some(piece) = piece {
             let mut rest = piece;
@@ -159,10 +175,39 @@ impl StreamGuard {
                 }
             }
         }
-        self.engine.slack = self.slack();
-        let f = self.engine.push(id);
+        if piece.is_some() {
+            self.engine.slack = self.slack();
+        }
+        let level = self.engine.push(id);
         self.stats.symbols += 1;
+        if level == Action::Continue
+            && text.chars.level == Action::Continue
+            && text.lines.level == Action::Continue
+        {
+            return self.quiet(sym);
+        }
+        let f = if level == Action::Continue {
+            Finding::default()
+        } else {
+            self.engine.finding()
+        };
         self.decide(f, sym, text)
+    }
+
+    /// The verdict of a push where nothing fired: the common case skips the verdict assembly.
+    #[inline]
+    fn quiet(&mut self, sym: u64) -> Verdict {
+        if self.verdict.action != Action::Continue {
+            self.verdict = Verdict::default();
+            self.warn_streak = 0;
+        }
+        self.verdict.at = sym;
+        // Built afresh rather than read back: reading the struct right after the store to `at`
+        // stalls store-to-load forwarding (a fifth of the per-token time when measured).
+        Verdict {
+            at: sym,
+            ..Verdict::default()
+        }
     }
 
     /// Pushes a chunk of text, for streams without token ids (an API's SSE stream, a log).
@@ -213,7 +258,12 @@ impl StreamGuard {
             if let Event::Word(h, start) = event {
                 let sym = engine.pos();
                 t.mark_symbol_at(sym, start);
-                last = (engine.push(h), sym);
+                let f = if engine.push(h) == Action::Continue {
+                    Finding::default()
+                } else {
+                    engine.finding()
+                };
+                last = (f, sym);
             }
             false
         });
@@ -240,9 +290,8 @@ impl StreamGuard {
                         let sym = engine.pos();
                         t.mark_symbol_at(sym, start);
                         engine.slack = slack;
-                        let f = engine.push(h);
-                        if f.level > Action::Continue {
-                            word = (f, sym);
+                        if engine.push(h) > Action::Continue {
+                            word = (engine.finding(), sym);
                             return true;
                         }
                     }

@@ -388,7 +388,9 @@ impl TextState {
             );
             let n = self.lines.pos();
             self.line_starts[n as usize % LINES] = self.line_start as u32;
-            f = self.lines.push(h as u32);
+            if self.lines.push(h as u32) != Action::Continue {
+                f = self.lines.finding();
+            }
         }
         self.clear_line();
         self.line_start = self.bytes;

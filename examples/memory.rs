@@ -1,0 +1,15 @@
+//! Prints what a guard holds at each preset.
+use loopguard::{Preset, StreamConfig, StreamGuard, StreamSettings};
+fn main() {
+    for (name, p) in [
+        ("strict", Preset::Strict),
+        ("balanced", Preset::Balanced),
+        ("lenient", Preset::Lenient),
+    ] {
+        let g = StreamGuard::new(&StreamConfig::preset(p));
+        println!("{name:10} {} bytes", g.memory_usage());
+    }
+    let g =
+        StreamGuard::new(&StreamConfig::new(&StreamSettings::vllm_compatible(1, 256, 3)).unwrap());
+    println!("{:10} {} bytes", "vllm(1,256,3)", g.memory_usage());
+}
