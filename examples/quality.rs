@@ -104,7 +104,13 @@ fn main() {
                 }
             };
             let id = rec["id"].as_str().unwrap_or("").to_string();
-            let label = labels.get(&id);
+            // A label stored in the record (the bundled sample) wins over the labeller's.
+            let stored = rec["label"].as_str().map(|l| Label {
+                label: l.to_string(),
+                onset: rec["label_onset"].as_u64(),
+                period: rec["label_period"].as_u64().unwrap_or(1),
+            });
+            let label = stored.as_ref().or_else(|| labels.get(&id));
             let name = label.map_or("normal".to_string(), |l| l.label.clone());
             guard.reset();
             let (n, halt, first_warn) = run(&mut guard, &rec, mode);

@@ -12,17 +12,17 @@
 //!
 //! let config = StreamConfig::default(); // the `balanced` preset; share it between guards
 //! let mut guard = StreamGuard::new(&config);
-//! let block = [101, 7, 2048, 13, 99, 4, 5, 6, 7, 8, 9, 10];
+//! let block = [101, 7, 2048, 13, 99, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 //! let mut halted_at = None;
 //! for (i, &id) in block.iter().cycle().take(200).enumerate() {
 //!     let verdict = guard.push_token(id, None);
 //!     if verdict.action == Action::Halt {
-//!         assert_eq!((verdict.period, verdict.onset), (12, 0));
+//!         assert_eq!((verdict.period, verdict.onset), (16, 0));
 //!         halted_at = Some(i);
 //!         break;
 //!     }
 //! }
-//! assert_eq!(halted_at, Some(35)); // the last token of the third copy
+//! assert_eq!(halted_at, Some(47)); // the last token of the third copy
 //! ```
 //!
 //! # What it detects
@@ -65,6 +65,7 @@ mod verdict;
 
 pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_WINDOW,
+    SETTINGS_FIELDS,
 };
 pub use stream::{StreamGuard, StreamStats, EVIDENCE_BYTES};
 pub use verdict::{Action, LoopKind, Unit, Verdict};

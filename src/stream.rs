@@ -8,6 +8,9 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// Bytes of the repeated block kept as evidence.
 pub const EVIDENCE_BYTES: usize = 256;
 
+/// After a halt inside a piece, the rest of it is still read when it is at most this long.
+const PIECE_TAIL: usize = 4096;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
     /// Nothing pushed yet.
@@ -169,8 +172,9 @@ impl StreamGuard {
                 let (used, found, _, _) = self.scan(rest, false);
                 rest = &rest[used..];
                 text = strongest_text(text, found);
-                if !rest.is_empty() && self.text_halts(&found) {
-                    // A halt inside a huge piece: the rest need not be read.
+                if rest.len() > PIECE_TAIL && self.text_halts(&found) {
+                    // A halt inside a huge piece: the rest need not be read. A short rest is
+                    // read, so that offsets and evidence cover the whole token.
                     break;
                 }
             }

@@ -417,9 +417,18 @@ impl TextState {
             } else {
                 continue;
             };
+            // "the the the" arrives as a run of the 4-byte unit "the ": a word, not a character.
+            let word = unit[..period as usize].contains(&b' ')
+                && unit[..period as usize]
+                    .iter()
+                    .any(|&b| CLASS[b as usize] & LETTER != 0);
             let f = Finding {
                 level,
-                kind: LoopKind::CharRun,
+                kind: if word {
+                    LoopKind::WordStutter
+                } else {
+                    LoopKind::CharRun
+                },
                 period,
                 span,
                 onset: self.bytes - span as u64,

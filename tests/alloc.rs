@@ -1,0 +1,136 @@
+//! No heap allocation per push after construction, and memory that does not grow with the
+//! stream. A counting global allocator proves it (and first proves that it can count).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use loopguard::{Action, Preset, StreamConfig, StreamGuard, StreamSettings};
+
+mod common;
+
+/// Counts allocations made by the current thread (tests run on several threads at once).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}
+
+/// Runs `f` and returns how many allocations it made on this thread.
+fn count(f: impl FnOnce()) -> u64 {
+    let before = allocations();
+    f();
+    allocations() - before
+}
+
+#[test]
+fn the_counter_counts() {
+    let n = count(|| {
+        let v: Vec<u64> = Vec::with_capacity(10);
+        std::hint::black_box(&v);
+        let s = String::from("allocates");
+        std::hint::black_box(&s);
+    });
+    assert_eq!(n, 2);
+    // And a guard's construction allocates, which the counter sees.
+    let config = StreamConfig::default();
+    assert!(count(|| drop(StreamGuard::new(&config))) > 0);
+}
+
+/// Every push path, over real model output with loops, warnings and halts, allocates nothing.
+#[test]
+fn pushes_never_allocate() {
+    let records = common::load("smollm2-sample.jsonl");
+    let mut settings = StreamSettings::preset(Preset::Strict);
+    settings.breakers.push("</think>".into());
+    settings.exempt.push("never matches in this corpus".into());
+    for settings in [
+        StreamSettings::default(),
+        settings,
+        StreamSettings::vllm_compatible(1, 64, 3),
+    ] {
+        let config = StreamConfig::new(&settings).unwrap();
+        let mut guard = StreamGuard::new(&config);
+        let mut halts = 0;
+        let n = count(|| {
+            for rec in &records {
+                for with_pieces in [false, true] {
+                    guard.reset();
+                    halts += common::feed_tokens(&mut guard, rec, with_pieces).is_some() as u32;
+                    std::hint::black_box(guard.repeated_text());
+                }
+                guard.reset();
+                halts += common::feed_text(&mut guard, rec.text.as_bytes(), 7).is_some() as u32;
+                std::hint::black_box(guard.stats());
+            }
+        });
+        assert_eq!(n, 0, "{settings:?}");
+        assert!(halts > 10, "the sample has loops to halt");
+    }
+}
+
+/// Memory is fixed at construction: 10^8 tokens (pushed without a halt) later it is the same,
+/// and no push allocated. Uses every id up to u32::MAX.
+#[test]
+fn memory_is_constant_over_a_hundred_million_tokens() {
+    let config = StreamConfig::default();
+    let mut guard = StreamGuard::new(&config);
+    let before = guard.memory_usage();
+    assert!(
+        before <= 16 * 1024,
+        "{before} bytes at the default settings"
+    );
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let n = count(|| {
+        for _ in 0..100_000_000u32 {
+            // xorshift: a stream with no loops, so the guard keeps working on every token.
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let v = guard.push_token((x >> 32) as u32, None);
+            assert_ne!(v.action, Action::Halt);
+        }
+    });
+    assert_eq!(n, 0);
+    assert_eq!(guard.stats().symbols, 100_000_000);
+    assert_eq!(guard.memory_usage(), before);
+}
+
+#[test]
+fn reset_and_clone_keep_their_promises() {
+    let config = StreamConfig::default();
+    let mut guard = StreamGuard::new(&config);
+    for _ in 0..1000 {
+        guard.push_token(7, Some(b" again"));
+    }
+    assert_eq!(count(|| guard.reset()), 0);
+    // A clone copies the buffers once, and then pushes to it allocate nothing either.
+    let mut copy = guard.clone();
+    assert_eq!(
+        count(|| {
+            std::hint::black_box(copy.push_token(1, Some(b"x")));
+        }),
+        0
+    );
+    assert_eq!(copy.memory_usage(), guard.memory_usage());
+}

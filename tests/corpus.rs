@@ -1,0 +1,55 @@
+//! The bundled samples of real data: SmolLM2-135M generations (labelled with
+//! `../shared/tools/label.py`) and human-written code, documentation and licences tokenized
+//! with the SmolLM2 tokenizer (`scripts/human_text.py`). The full corpora are measured by
+//! `examples/quality.rs`; these samples keep the main promises under test on every clone.
+
+use loopguard::{Preset, StreamConfig, StreamGuard};
+
+mod common;
+
+#[test]
+fn model_output_runaway_loops_halt_and_normal_streams_do_not() {
+    let records = common::load("smollm2-sample.jsonl");
+    let config = StreamConfig::default();
+    let mut g = StreamGuard::new(&config);
+    let (mut looping, mut latencies) = (0, Vec::new());
+    for rec in &records {
+        for with_pieces in [true, false] {
+            g.reset();
+            let halt = common::feed_tokens(&mut g, rec, with_pieces);
+            match rec.label.as_deref() {
+                Some("looping") => {
+                    let h = halt.unwrap_or_else(|| panic!("{} not halted", rec.id));
+                    let (onset, period) = (rec.label_onset.unwrap(), rec.label_period.unwrap());
+                    latencies.push((h.at as f64 - onset as f64) / period as f64);
+                    looping += 1;
+                }
+                Some("normal") => assert!(halt.is_none(), "{} halted: {halt:?}", rec.id),
+                _ => {}
+            }
+        }
+    }
+    assert_eq!(looping, 28);
+    latencies.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let median = latencies[latencies.len() / 2];
+    assert!(median <= 3.0, "median latency {median} periods");
+}
+
+#[test]
+fn human_text_never_halts() {
+    let records = common::load("human-sample.jsonl");
+    let tokens: usize = records.iter().map(|r| r.ids.len()).sum();
+    assert!(tokens > 30_000);
+    for preset in [Preset::Balanced, Preset::Lenient] {
+        let config = StreamConfig::preset(preset);
+        let mut g = StreamGuard::new(&config);
+        for rec in &records {
+            g.reset();
+            let v = common::feed_tokens(&mut g, rec, true);
+            assert!(v.is_none(), "{preset:?} halted {} as tokens: {v:?}", rec.id);
+            g.reset();
+            let v = common::feed_text(&mut g, rec.text.as_bytes(), 16);
+            assert!(v.is_none(), "{preset:?} halted {} as text: {v:?}", rec.id);
+        }
+    }
+}

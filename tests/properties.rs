@@ -1,0 +1,169 @@
+//! Property tests against brute-force references: the naive tail scan is the oracle for the
+//! fast detectors.
+
+use loopguard::{Action, LoopKind, StreamConfig, StreamGuard, StreamSettings, Unit};
+use proptest::prelude::*;
+
+/// vLLM's check on the whole output so far: is the tail `count` copies of a block of length
+/// `p` for some `p` in `min..=max`?
+fn vllm_check(t: &[u32], min: usize, max: usize, count: usize) -> bool {
+    (min.max(1)..=max).any(|p| {
+        p * count <= t.len()
+            && (1..count).all(|m| t[t.len() - p * (m + 1)..t.len() - p * m] == t[t.len() - p..])
+    })
+}
+
+/// The first index at which `vllm_check` holds.
+fn vllm_first(t: &[u32], min: usize, max: usize, count: usize) -> Option<usize> {
+    (0..t.len()).find(|&i| vllm_check(&t[..=i], min, max, count))
+}
+
+/// The balanced preset's exact-loop rule, by brute force: the first index where the tail is
+/// back-to-back copies of a block of length `p <= max_period`, at least `copies` of them and
+/// at least `span` symbols long.
+fn exact_first(t: &[u32], s: &StreamSettings) -> Option<usize> {
+    (0..t.len()).find(|&i| {
+        (s.min_period as usize..=s.max_period as usize).any(|p| {
+            let mut run = 0;
+            while run + p <= i && t[i - run] == t[i - run - p] {
+                run += 1;
+            }
+            let span = run + p;
+            run >= (s.halt_copies as usize - 1) * p && span >= s.halt_span as usize
+        })
+    })
+}
+
+fn first_halt(guard: &mut StreamGuard, t: &[u32]) -> Option<(usize, loopguard::Verdict)> {
+    guard.reset();
+    t.iter().enumerate().find_map(|(i, &id)| {
+        Some((i, guard.push_token(id, None))).filter(|(_, v)| v.action == Action::Halt)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Streams drawn from a large alphabet hold no loop: the default guard never halts on them.
+    #[test]
+    fn random_streams_never_halt(t in prop::collection::vec(0u32..1_000_000, 0..3000)) {
+        let mut guard = StreamGuard::new(&StreamConfig::default());
+        prop_assert!(first_halt(&mut guard, &t).is_none());
+    }
+
+    /// Whatever the stream (small alphabets make many accidental repeats), every halt the
+    /// default guard makes on ids is a real loop: the symbols from the onset to the halt are
+    /// back-to-back copies of the reported period, as many as the settings ask for.
+    #[test]
+    fn every_halt_is_a_real_loop(
+        alphabet in 1u32..6,
+        t in prop::collection::vec(0u32..6, 0..1500),
+    ) {
+        let t: Vec<u32> = t.into_iter().map(|x| x % alphabet).collect();
+        let settings = StreamSettings::default();
+        let mut guard = StreamGuard::new(&StreamConfig::new(&settings).unwrap());
+        if let Some((i, v)) = first_halt(&mut guard, &t) {
+            prop_assert!(matches!(v.kind, LoopKind::ExactLoop | LoopKind::LongRepeat), "{v:?}");
+            prop_assert_eq!(v.unit, Unit::Symbol);
+            let (p, onset) = (v.period as usize, v.onset as usize);
+            prop_assert_eq!(v.at as usize, i);
+            prop_assert!((onset + p..=i).all(|j| t[j] == t[j - p]), "not periodic: {:?}", v);
+            let span = i + 1 - onset;
+            prop_assert_eq!(span, v.span as usize);
+            prop_assert!(span >= settings.halt_copies as usize * p && span >= settings.halt_span as usize);
+            // And the guard halted no later than the brute-force rule allows.
+            prop_assert_eq!(exact_first(&t, &settings), Some(i));
+        } else {
+            prop_assert_eq!(exact_first(&t, &settings), None);
+        }
+    }
+
+    /// A loop of any period up to 256 injected after a random prefix halts on exactly the token
+    /// where the brute-force tail scan first sees enough copies and span. Blocks use their own
+    /// symbols (every n-gram in them occurs once per copy), the case periods beyond the dense
+    /// range are guaranteed for.
+    #[test]
+    fn injected_loops_halt_on_time(
+        prefix in prop::collection::vec(0u32..1_000_000, 0..400),
+        period in 1usize..=256,
+        salt in any::<u32>(),
+    ) {
+        let block: Vec<u32> = (0..period as u32).map(|k| 2_000_000 + (k ^ salt) % 1_000_000_000).collect();
+        let mut t = prefix.clone();
+        let copies = (3usize).max(40usize.div_ceil(period)) + 2;
+        for _ in 0..copies {
+            t.extend_from_slice(&block);
+        }
+        let settings = StreamSettings::default();
+        let mut guard = StreamGuard::new(&StreamConfig::new(&settings).unwrap());
+        let expected = exact_first(&t, &settings);
+        prop_assert!(expected.is_some());
+        let got = first_halt(&mut guard, &t);
+        prop_assert_eq!(got.map(|(i, _)| i), expected);
+        let v = got.unwrap().1;
+        prop_assert_eq!(v.onset as usize, prefix.len());
+        prop_assert_eq!(v.period as usize, period);
+    }
+
+    /// The vLLM-compatible preset halts on exactly the token where vLLM's repetition check
+    /// first returns true, for any parameters, on streams full of accidental repeats.
+    #[test]
+    fn vllm_compatible_matches_the_tail_scan(
+        min in 0u32..8,
+        extra in 0u32..40,
+        count in 2u32..6,
+        alphabet in 1u32..4,
+        t in prop::collection::vec(0u32..4, 0..400),
+    ) {
+        let max = min.max(1) + extra;
+        let t: Vec<u32> = t.into_iter().map(|x| x % alphabet).collect();
+        let config = StreamConfig::new(&StreamSettings::vllm_compatible(min, max, count)).unwrap();
+        let mut guard = StreamGuard::new(&config);
+        let got = first_halt(&mut guard, &t).map(|(i, _)| i);
+        prop_assert_eq!(got, vllm_first(&t, min as usize, max as usize, count as usize));
+    }
+
+    /// Text may be cut anywhere: the verdict does not depend on the chunking.
+    #[test]
+    fn text_chunking_does_not_matter(
+        words in prop::collection::vec(0usize..12, 0..400),
+        cuts in prop::collection::vec(1usize..40, 1..50),
+    ) {
+        const VOCAB: [&str; 12] = ["the", "cat", "sat", "on", "mat", "\n", "and", "then", "ran", "!!", "- item", "ありがとう"];
+        let text: String = words.iter().map(|&w| VOCAB[w]).collect::<Vec<_>>().join(" ");
+        let config = StreamConfig::default();
+        let mut whole = StreamGuard::new(&config);
+        whole.push_text(text.as_bytes());
+        let a = whole.finish_text();
+        let mut cut = StreamGuard::new(&config);
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        let mut k = 0;
+        while at < bytes.len() && cut.verdict().action != Action::Halt {
+            let n = cuts[k % cuts.len()].min(bytes.len() - at);
+            cut.push_text(&bytes[at..at + n]);
+            at += n;
+            k += 1;
+        }
+        let b = cut.finish_text();
+        prop_assert_eq!((a.action, a.kind, a.period, a.onset, a.onset_byte), (b.action, b.kind, b.period, b.onset, b.onset_byte));
+        prop_assert_eq!(whole.stats().halted_at, cut.stats().halted_at);
+    }
+
+    /// A clone carries on exactly as the original would.
+    #[test]
+    fn a_clone_continues_identically(
+        prefix in prop::collection::vec(0u32..20, 0..300),
+        suffix in prop::collection::vec(0u32..20, 0..300),
+    ) {
+        let mut a = StreamGuard::new(&StreamConfig::default());
+        for &id in &prefix {
+            a.push_token(id, Some(b" w"));
+        }
+        let mut b = a.clone();
+        for &id in &suffix {
+            prop_assert_eq!(a.push_token(id, Some(b" w")), b.push_token(id, Some(b" w")));
+        }
+        prop_assert_eq!(a.stats(), b.stats());
+    }
+}
