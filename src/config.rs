@@ -48,10 +48,10 @@ pub struct StreamSettings {
     pub min_period: u32,
     /// Longest period of an exact loop. Longer blocks are long-range repeats. `1..=4096`.
     pub max_period: u32,
-    /// Periods `1..=dense_periods` are checked exactly at every symbol, whatever the block;
-    /// longer ones are found through the n-gram index, which needs the block to hold an n-gram
-    /// that occurs once in it. Rounded up to one more than a multiple of 8.
-    /// `max(ngram, 1)..=max_period`.
+    /// Periods `1..=dense_periods` are checked exactly at every symbol, whatever the block
+    /// (rounded up to one more than a multiple of 8). The n-gram index finds every period up to
+    /// `ngram` and every longer loop whose block holds an n-gram that occurs once in it.
+    /// `0` (off) or `1..=max_period`.
     pub dense_periods: u32,
     /// Copies of a block (the first one included) that halt. `2..=1000`.
     pub halt_copies: u32,
@@ -64,7 +64,8 @@ pub struct StreamSettings {
     /// Symbols held for the long-range index: a power of two, `64..=65536`, greater than
     /// `max_period + ngram`.
     pub window: u32,
-    /// Length of the hashed n-grams. `1..=16`.
+    /// Length of the hashed n-grams: the index finds every loop period up to it exactly, and
+    /// near-loop coverage counts recurring n-grams of this length. `1..=16`.
     pub ngram: u32,
     /// A verbatim repeat of this many symbols at a distance beyond `max_period` warns.
     /// `0` (off) or `ngram..window`.
@@ -120,19 +121,19 @@ impl StreamSettings {
         let balanced = StreamSettings {
             min_period: 1,
             max_period: 256,
-            // 1..=9 after rounding (one vector chunk plus period 1): longer periods come from
-            // the n-gram index, which costs less per token than more dense lanes.
-            dense_periods: 8,
+            // Off: with 8-grams the index alone finds every period up to 8 exactly, and every
+            // longer loop whose block holds an 8-gram once, at a fraction of the cost per token.
+            dense_periods: 0,
             halt_copies: 3,
             halt_span: 40,
             warn_copies: 2,
             warn_span: 16,
             window: 2048,
-            ngram: 4,
+            ngram: 8,
             long_warn_run: 64,
             long_halt_run: 256,
             near_window: 256,
-            near_warn: 0.5,
+            near_warn: 0.35,
             // Human ChangeLogs and copyright files reach any coverage a near loop does: by
             // default near loops warn and never halt on their own.
             near_halt: 0.0,
@@ -155,8 +156,8 @@ impl StreamSettings {
                 warn_span: 12,
                 long_warn_run: 48,
                 long_halt_run: 128,
-                near_warn: 0.45,
-                near_halt: 0.7,
+                near_warn: 0.3,
+                near_halt: 0.55,
                 near_patience: 64,
                 char_run_warn: 16,
                 char_run_halt: 64,
@@ -170,7 +171,7 @@ impl StreamSettings {
                 warn_span: 32,
                 long_warn_run: 128,
                 long_halt_run: 512,
-                near_warn: 0.6,
+                near_warn: 0.45,
                 char_run_warn: 48,
                 char_run_halt: 256,
                 line_warn_copies: 4,
@@ -377,12 +378,7 @@ impl StreamSettings {
         check_u32("max_period", s.max_period, 1, MAX_PERIOD_LIMIT)?;
         check_u32("min_period", s.min_period, 1, s.max_period)?;
         check_u32("ngram", s.ngram, 1, MAX_NGRAM)?;
-        check_u32(
-            "dense_periods",
-            s.dense_periods,
-            s.ngram,
-            s.max_period.max(s.ngram),
-        )?;
+        check_off_or("dense_periods", s.dense_periods, 1, s.max_period)?;
         check_u32("halt_copies", s.halt_copies, 2, 1000)?;
         check_u32("halt_span", s.halt_span, 0, 65536)?;
         check_off_or("warn_copies", s.warn_copies, 2, s.halt_copies)?;

@@ -9,13 +9,18 @@
 //! * **Dense periods** `1..=dense`: for each period `p` it keeps `run[p]`, the number of
 //!   consecutive latest positions `i` with `s[i] == s[i - p]`. The tail of the stream is `c`
 //!   copies of a block of length `p` exactly when `run[p] >= (c - 1) * p`: the test vLLM runs by
-//!   scanning the tail, updated in O(dense) vectorisable work instead.
+//!   scanning the tail, updated in O(dense) vectorisable work instead. It finds every block,
+//!   whatever its n-grams; the vLLM-compatible preset uses it for all its periods (it is off by
+//!   default).
 //! * **Indexed periods** beyond `dense`: a rolling hash of the last `ngram` symbols indexes a
 //!   table of the position where each n-gram was last seen. A hit proposes its distance as a
 //!   candidate period; the candidate is verified symbol by symbol (so a hash collision is only
 //!   ever a wasted comparison), its run is extended backwards once, and from then on it is
 //!   tracked like a dense period, one comparison per symbol. Distances up to `max_period` are
-//!   exact loops; longer ones, up to the window, are long-range repeats.
+//!   exact loops; longer ones, up to the window, are long-range repeats. A period `p <= ngram`
+//!   is always found: the n-grams of a primitive block that short are its rotations, all
+//!   distinct, so each was last seen exactly `p` back. A longer block needs one n-gram that
+//!   occurs once in it.
 //! * **Coverage**: a symbol is *covered* when its n-gram was verified as seen before in the
 //!   window. The covered share of the last `near_window` symbols is a streaming `seq-rep-n`;
 //!   when it stays high the copies vary but the stream is going round in circles.
@@ -122,8 +127,9 @@ pub(crate) struct Engine {
     gram: u64,
     /// `ROLL^ngram`, to drop the oldest symbol from `gram`.
     roll_out: u64,
-    /// Coverage bits of the last `near_window` positions and their sum.
-    cover: Box<[u64]>,
+    /// Coverage of the last `near_window` positions (a byte each: cheaper to update than bits)
+    /// and their sum.
+    cover: Box<[u8]>,
     cover_sum: u32,
     /// Covered positions in the window that warn.
     near_warn_count: u32,
@@ -157,7 +163,9 @@ impl Engine {
         // `dense` becomes one more than a multiple of LANES. The extra periods are tracked but
         // never alert (their need is MAX) unless they lie in min_period..=max_period, where
         // tracking them densely is exact.
-        p.dense = p.dense.saturating_sub(1).max(1).div_ceil(LANES) * LANES + 1;
+        if p.dense > 0 {
+            p.dense = p.dense.saturating_sub(1).max(1).div_ceil(LANES) * LANES + 1;
+        }
         let dense = p.dense;
         let mut warn_need = vec![i32::MAX; dense].into_boxed_slice();
         let mut halt_need = vec![i32::MAX; dense].into_boxed_slice();
@@ -193,7 +201,7 @@ impl Engine {
             ncands: 0,
             gram: 0,
             roll_out: ROLL.wrapping_pow(p.ngram as u32),
-            cover: vec![0; p.near_window.div_ceil(64)].into_boxed_slice(),
+            cover: vec![0; p.near_window].into_boxed_slice(),
             cover_sum: 0,
             near_warn_count: ((p.near_warn * p.near_window as f32).ceil() as u32).max(1),
             near_streak: 0,
@@ -219,7 +227,7 @@ impl Engine {
                 + self.halt_need.len()
                 + self.any_need.len())
             + 4 * self.head.len()
-            + 8 * self.cover.len()
+            + self.cover.len()
     }
 
     /// Index of the next symbol (the number pushed since construction or [`reset`](Self::reset)).
@@ -282,33 +290,36 @@ impl Engine {
         // `hist[k..k + dense]` holds the symbols at pos - dense ..= pos - 1. The vector pass
         // covers periods dense..=2 and leaves out the newest symbol, which the last push
         // stored: a vector load over a store that recent cannot be forwarded and stalls.
-        let k = self.dense_at;
-        self.dense_at = if k + 1 == dense { 0 } else { k + 1 };
-        let v = dense - 1;
-        let mut alert = dense_pass(
-            &mut self.runs[..v],
-            &self.hist[k..k + v],
-            &self.any_need[..v],
-            s,
-        );
-        let r1 = if self.hist[k + v] == s {
-            self.runs[v].wrapping_add(1)
-        } else {
-            0
-        };
-        self.runs[v] = r1;
-        alert |= r1 >= self.any_need[v];
-        if avail < dense as u64 {
-            // Periods longer than the history compared against symbols that are not there.
-            self.runs[..dense - avail as usize].fill(0);
-            alert = self
-                .runs
-                .iter()
-                .zip(self.any_need.iter())
-                .any(|(r, n)| r >= n);
+        let mut alert = false;
+        if dense > 0 {
+            let k = self.dense_at;
+            self.dense_at = if k + 1 == dense { 0 } else { k + 1 };
+            let v = dense - 1;
+            alert = dense_pass(
+                &mut self.runs[..v],
+                &self.hist[k..k + v],
+                &self.any_need[..v],
+                s,
+            );
+            let r1 = if self.hist[k + v] == s {
+                self.runs[v].wrapping_add(1)
+            } else {
+                0
+            };
+            self.runs[v] = r1;
+            alert |= r1 >= self.any_need[v];
+            if avail < dense as u64 {
+                // Periods longer than the history compared against symbols that are not there.
+                self.runs[..dense - avail as usize].fill(0);
+                alert = self
+                    .runs
+                    .iter()
+                    .zip(self.any_need.iter())
+                    .any(|(r, n)| r >= n);
+            }
+            self.hist[k] = s;
+            self.hist[k + dense] = s;
         }
-        self.hist[k] = s;
-        self.hist[k + dense] = s;
         let ring = self.syms.len() - 1;
         self.syms[pos as usize & ring] = s;
 
@@ -362,16 +373,9 @@ impl Engine {
         // 4. Coverage over the last near_window positions, updated without branches.
         if !self.cover.is_empty() {
             let b = self.near_at;
-            self.near_at = if b + 1 == self.p.near_window {
-                0
-            } else {
-                b + 1
-            };
-            let (word, bit) = (b / 64, 1u64 << (b % 64));
-            let w = &mut self.cover[word];
-            let was = (*w & bit != 0) as u32;
-            *w = (*w & !bit) | (covered as u64 * bit);
-            self.cover_sum = self.cover_sum + covered as u32 - was;
+            self.near_at = if b + 1 == self.cover.len() { 0 } else { b + 1 };
+            let was = std::mem::replace(&mut self.cover[b], covered as u8);
+            self.cover_sum = self.cover_sum + covered as u32 - was as u32;
         }
         self.pos = pos + 1;
         self.evaluate(pos, alert)

@@ -71,10 +71,9 @@ proptest! {
             let span = i + 1 - onset;
             prop_assert_eq!(span, v.span as usize);
             prop_assert!(span >= settings.halt_copies as usize * p && span >= settings.halt_span as usize);
-            // And the guard halted no later than the brute-force rule allows.
-            prop_assert_eq!(exact_first(&t, &settings), Some(i));
-        } else {
-            prop_assert_eq!(exact_first(&t, &settings), None);
+            // Never earlier than the brute-force rule allows. (It may be later, or never, for
+            // a block with no n-gram of its own, which only the dense pass finds.)
+            prop_assert!(exact_first(&t, &settings).is_some_and(|first| first <= i));
         }
     }
 
