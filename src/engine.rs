@@ -151,12 +151,6 @@ pub(crate) struct Engine {
     found: Finding,
 }
 
-#[inline]
-fn mix(s: u32) -> u64 {
-    // One multiply spreads a small token id over all 64 bits before it enters the rolling sum.
-    (s as u64 ^ 0x9e37_79b9).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-}
-
 impl Engine {
     pub fn new(mut p: EngineParams) -> Engine {
         // Period 1 is compared on its own and periods 2..=dense in whole vector chunks, so
@@ -276,101 +270,78 @@ impl Engine {
     /// evidence itself is then in [`finding`](Self::finding). Returning one byte keeps the
     /// common case (nothing found) free of struct copies.
     ///
-    /// O(dense + CANDIDATES) with no allocation; a newly adopted candidate costs one backward
-    /// scan as long as its match.
+    /// O(CANDIDATES) with no allocation (plus O(dense) when the dense pass is on); a newly
+    /// adopted candidate costs one backward scan as long as its match.
     #[inline]
     pub fn push(&mut self, s: u32) -> Action {
         let pos = self.pos;
         // Symbols at positions floor..pos may be compared with.
         let avail = pos - self.floor;
-        let dense = self.p.dense;
+        let alert = self.p.dense > 0 && self.dense_step(s, avail);
+        let n = self.p.ngram as u64;
+        // Fields go through locals, read once and written once: stores into the buffers
+        // would otherwise make the compiler reload every field after each of them.
+        let syms = &mut *self.syms;
+        let ring = syms.len() - 1;
+        syms[pos as usize & ring] = s;
 
-        // 1. Dense periods: one branch-free pass over whole chunks, which the compiler
-        // vectorises, updating every run and testing it against its threshold.
-        // `hist[k..k + dense]` holds the symbols at pos - dense ..= pos - 1. The vector pass
-        // covers periods dense..=2 and leaves out the newest symbol, which the last push
-        // stored: a vector load over a store that recent cannot be forwarded and stalls.
-        let mut alert = false;
-        if dense > 0 {
-            let k = self.dense_at;
-            self.dense_at = if k + 1 == dense { 0 } else { k + 1 };
-            let v = dense - 1;
-            alert = dense_pass(
-                &mut self.runs[..v],
-                &self.hist[k..k + v],
-                &self.any_need[..v],
-                s,
-            );
-            let r1 = if self.hist[k + v] == s {
-                self.runs[v].wrapping_add(1)
-            } else {
-                0
-            };
-            self.runs[v] = r1;
-            alert |= r1 >= self.any_need[v];
-            if avail < dense as u64 {
-                // Periods longer than the history compared against symbols that are not there.
-                self.runs[..dense - avail as usize].fill(0);
-                alert = self
-                    .runs
-                    .iter()
-                    .zip(self.any_need.iter())
-                    .any(|(r, n)| r >= n);
-            }
-            self.hist[k] = s;
-            self.hist[k + dense] = s;
-        }
-        let ring = self.syms.len() - 1;
-        self.syms[pos as usize & ring] = s;
-
-        // 2. Indexed candidates: one comparison each; a mismatch drops the candidate.
+        // Indexed candidates: one comparison each; a mismatch drops the candidate.
+        let mut ncands = self.ncands;
         let mut i = 0;
-        while i < self.ncands {
+        while i < ncands {
             let c = &mut self.cands[i];
-            if self.syms[(pos - c.period as u64) as usize & ring] == s {
+            if syms[(pos - c.period as u64) as usize & ring] == s {
                 c.run += 1;
                 i += 1;
             } else {
-                self.ncands -= 1;
-                self.cands[i] = self.cands[self.ncands];
+                ncands -= 1;
+                self.cands[i] = self.cands[ncands];
             }
         }
+        self.ncands = ncands;
 
-        // 3. The n-gram index: proposes a distance, verified before it counts.
-        let n = self.p.ngram as u64;
-        self.gram = self.gram.wrapping_mul(ROLL).wrapping_add(mix(s));
+        // The rolling hash of the last n symbols (a polynomial mod 2^64; the slot hash below
+        // mixes it).
+        let mut gram = self.gram.wrapping_mul(ROLL).wrapping_add(s as u64);
         if avail >= n {
-            let old = self.sym(pos - n);
-            self.gram = self.gram.wrapping_sub(mix(old).wrapping_mul(self.roll_out));
+            let old = syms[(pos - n) as usize & ring] as u64;
+            gram = gram.wrapping_sub(old.wrapping_mul(self.roll_out));
         }
-        // Branch-free on the hit path: whether the n-gram was seen is close to a coin toss in
-        // real text, so branches here mispredict and cost more than the work they skip.
+        self.gram = gram;
+
+        // The n-gram index, branch-free on the hit path: whether an n-gram was seen before is
+        // close to a coin toss in real text, so branches here mispredict and cost more than
+        // the work they skip.
         let mut covered = false;
-        if !self.head.is_empty() && avail + 1 >= n {
-            let h = self.gram.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            let slot = (h >> (64 - self.p.index_bits)) as usize & (self.head.len() - 1);
+        let mut verify = 0u64;
+        if self.p.index_bits > 0 && avail + 1 >= n {
+            let head = &mut *self.head;
+            let h = gram.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            let slot = (h >> (64 - self.p.index_bits)) as usize & (head.len() - 1);
             let tag = (h >> 16) as u32 & 0xffff_0000;
             let here = (pos as u16).wrapping_add(1);
-            let seen = std::mem::replace(&mut self.head[slot], tag | here as u32);
+            let seen = std::mem::replace(&mut head[slot], tag | here as u32);
             let dist = here.wrapping_sub(seen as u16) as u64;
             // A tagged hit: the same n-gram but for a 1 in 65536 chance. Coverage (which only
-            // warns unless near_halt is set) counts it as it is; everything that can halt
-            // verifies the symbols first.
+            // warns unless near_halt is set) counts it as it is; whatever can halt verifies the
+            // symbols first.
             covered = (seen as u16 != 0)
                 & (seen & 0xffff_0000 == tag)
                 & (dist >= 1)
-                & (dist + n <= self.syms.len() as u64)
+                & (dist + n <= ring as u64 + 1)
                 & (dist + n <= avail + 1);
-            let tracked = self.cands[..self.ncands]
-                .iter()
-                .any(|c| c.period as u64 == dist);
-            if covered && (self.p.near_halt > 0.0 || (dist > dense as u64 && !tracked)) {
-                covered = self.hit(pos, avail, dist);
+            let tracked = self.cands[..ncands].iter().any(|c| c.period as u64 == dist);
+            let adopt = dist > self.p.dense as u64 && !tracked;
+            if covered && (adopt || self.p.near_halt > 0.0) {
+                verify = dist;
             }
             self.last_dist = if covered { dist as u32 } else { self.last_dist };
         }
+        if verify != 0 {
+            covered = self.hit(pos, avail, verify);
+        }
 
-        // 4. Coverage over the last near_window positions, updated without branches.
+        // Coverage over the last near_window positions, updated without branches.
         if !self.cover.is_empty() {
             let b = self.near_at;
             self.near_at = if b + 1 == self.cover.len() { 0 } else { b + 1 };
@@ -379,6 +350,43 @@ impl Engine {
         }
         self.pos = pos + 1;
         self.evaluate(pos, alert)
+    }
+
+    /// The dense pass for symbol `s`: updates every dense run and says whether one reached its
+    /// threshold. `hist[k..k + dense]` holds the symbols at pos - dense ..= pos - 1. The vector
+    /// pass covers periods dense..=2 and leaves out the newest symbol, which the last push
+    /// stored: a vector load over a store that recent cannot be forwarded and stalls.
+    #[inline(never)]
+    fn dense_step(&mut self, s: u32, avail: u64) -> bool {
+        let dense = self.p.dense;
+        let k = self.dense_at;
+        self.dense_at = if k + 1 == dense { 0 } else { k + 1 };
+        let v = dense - 1;
+        let mut alert = dense_pass(
+            &mut self.runs[..v],
+            &self.hist[k..k + v],
+            &self.any_need[..v],
+            s,
+        );
+        let r1 = if self.hist[k + v] == s {
+            self.runs[v].wrapping_add(1)
+        } else {
+            0
+        };
+        self.runs[v] = r1;
+        alert |= r1 >= self.any_need[v];
+        if avail < dense as u64 {
+            // Periods longer than the history compared against symbols that are not there.
+            self.runs[..dense - avail as usize].fill(0);
+            alert = self
+                .runs
+                .iter()
+                .zip(self.any_need.iter())
+                .any(|(r, n)| r >= n);
+        }
+        self.hist[k] = s;
+        self.hist[k + dense] = s;
+        alert
     }
 
     /// A tagged hit that matters: verifies the n-gram symbol by symbol and, for a distance the
@@ -729,5 +737,37 @@ mod tests {
         for &s in &block {
             assert_eq!(e.push(s), Action::Continue);
         }
+    }
+
+    #[test]
+    fn the_index_finds_any_period_up_to_its_ngram() {
+        // With the dense pass off, a period <= ngram is found whatever the block (its n-grams
+        // are its rotations); this 18-block, whose every 8-gram occurs twice, needs the dense
+        // pass.
+        let indexed = |ngram| EngineParams {
+            ngram,
+            dense: 0,
+            halt_span: 12,
+            warn_span: 12,
+            ..params(0)
+        };
+        for block in [&[1u32, 1, 2, 1, 2, 2, 2, 1][..], &[5, 5, 5, 6], &[7, 8]] {
+            let mut e = Engine::new(indexed(8));
+            let (_, f) = halt_at(&mut e, &[9], block);
+            assert_eq!(f.period as usize, block.len());
+        }
+        let hard = [1u32, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 2];
+        let mut e = Engine::new(indexed(8));
+        for &s in hard.iter().cycle().take(90) {
+            if e.push(s) != Action::Continue {
+                assert_ne!(e.finding().period, 18);
+            }
+        }
+        let mut e = Engine::new(EngineParams {
+            dense: 24,
+            ..indexed(8)
+        });
+        let (_, f) = halt_at(&mut e, &[9], &hard);
+        assert_eq!(f.period, 18);
     }
 }
