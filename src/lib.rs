@@ -54,11 +54,13 @@
 //! every thread. A [`StreamGuard`] is `Send + Sync` and pushes take `&mut self`: one thread at a
 //! time per guard, moving between threads as the server schedules sequences.
 
-#![forbid(unsafe_code)]
+// Unsafe code is denied everywhere but in `ffi`, the C ABI.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod config;
 mod engine;
+pub mod ffi;
 mod stream;
 mod text;
 mod verdict;
@@ -67,5 +69,5 @@ pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_WINDOW,
     SETTINGS_FIELDS,
 };
-pub use stream::{StreamGuard, StreamStats, EVIDENCE_BYTES};
+pub use stream::{StreamGuard, StreamStats, Verbosity, EVIDENCE_BYTES};
 pub use verdict::{Action, LoopKind, Unit, Verdict};

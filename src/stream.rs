@@ -1,5 +1,7 @@
 //! [`StreamGuard`]: one per generated sequence, fed a token (or a chunk of text) at a time.
 
+use std::fmt;
+
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
 use crate::text::{is_rule_text, CharLimits, Event, TextFinding, TextState, STARTS};
@@ -19,6 +21,18 @@ enum Mode {
     Tokens,
     /// Symbols are words cut from the text.
     Text,
+}
+
+/// How much [`StreamGuard::describe`] says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Verbosity {
+    /// One short line for logs: `halt: exact_loop period 7 x5.7`.
+    #[default]
+    Brief,
+    /// One sentence for a person, with the repeated text.
+    Summary,
+    /// Every field, one `key: value` a line.
+    Full,
 }
 
 /// Counters of one stream since construction or the last reset.
@@ -554,6 +568,78 @@ impl StreamGuard {
             return &[];
         }
         &self.evidence[..self.evidence_len]
+    }
+
+    /// Describes the last verdict for a log line (`Brief`), a person (`Summary`) or a report
+    /// (`Full`, one `key: value` a line). Formats into `out`; allocates nothing itself.
+    pub fn describe(&self, verbosity: Verbosity, out: &mut impl fmt::Write) -> fmt::Result {
+        let v = &self.verdict;
+        let text = String::from_utf8_lossy(self.repeated_text());
+        let unit = match v.unit {
+            Unit::Symbol if self.mode == Mode::Text => "words",
+            Unit::Symbol => "tokens",
+            Unit::Byte => "bytes",
+            Unit::Line => "lines",
+        };
+        match verbosity {
+            Verbosity::Brief => {
+                if v.action == Action::Continue {
+                    return write!(out, "continue");
+                }
+                write!(
+                    out,
+                    "{}: {} period {} x{:.1}",
+                    v.action.as_str(),
+                    v.kind.as_str(),
+                    v.period,
+                    v.repeats
+                )
+            }
+            Verbosity::Summary => {
+                if v.action == Action::Continue {
+                    return write!(out, "No repetition after {} symbols.", self.stats.symbols);
+                }
+                let verb = if v.action == Action::Halt {
+                    "Halted"
+                } else {
+                    "Warning"
+                };
+                write!(
+                    out,
+                    "{verb} at symbol {}: {} of {} {unit} repeated {:.1} times since symbol {}",
+                    v.at,
+                    v.kind.as_str().replace('_', " "),
+                    v.period,
+                    v.repeats,
+                    v.onset
+                )?;
+                if let Some(b) = v.onset_byte {
+                    write!(out, " (byte {b})")?;
+                }
+                if !text.is_empty() {
+                    write!(out, ": {:?}", text)?;
+                }
+                write!(out, ".")
+            }
+            Verbosity::Full => {
+                writeln!(out, "action: {}", v.action.as_str())?;
+                writeln!(out, "kind: {}", v.kind.as_str())?;
+                writeln!(out, "period: {} {unit}", v.period)?;
+                writeln!(out, "repeats: {:.2}", v.repeats)?;
+                writeln!(out, "span: {} {unit}", v.span)?;
+                writeln!(out, "onset: {}", v.onset)?;
+                match v.onset_byte {
+                    Some(b) => writeln!(out, "onset_byte: {b}")?,
+                    None => writeln!(out, "onset_byte: unknown")?,
+                }
+                writeln!(out, "at: {}", v.at)?;
+                writeln!(out, "confidence: {:.2}", v.confidence)?;
+                writeln!(out, "symbols: {}", self.stats.symbols)?;
+                writeln!(out, "bytes: {}", self.stats.bytes)?;
+                writeln!(out, "warnings: {}", self.stats.warnings)?;
+                writeln!(out, "repeated_text: {:?}", text)
+            }
+        }
     }
 
     /// Counters since construction or the last reset.
