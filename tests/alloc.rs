@@ -134,3 +134,52 @@ fn reset_and_clone_keep_their_promises() {
     );
     assert_eq!(copy.memory_usage(), guard.memory_usage());
 }
+
+/// The C push path and a pool batch allocate nothing either.
+#[test]
+fn the_c_abi_push_and_pool_batch_never_allocate() {
+    use loopguard::ffi::*;
+    use std::ptr;
+    unsafe {
+        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
+        lg_stream_config_init(c.as_mut_ptr());
+        let c = c.assume_init();
+        let mut s = ptr::null_mut();
+        assert_eq!(lg_stream_new(&c, &mut s), lg_status::LG_OK);
+        let mut pool = ptr::null_mut();
+        assert_eq!(lg_pool_new(&c, 256, &mut pool), lg_status::LG_OK);
+        let mut slots = vec![0u64; 256];
+        for slot in slots.iter_mut() {
+            assert_eq!(lg_pool_add(pool, slot), lg_status::LG_OK);
+        }
+        let mut tokens = vec![0u32; 256];
+        let mut actions = vec![0u8; 256];
+        let mut halts = 0;
+        let n = count(|| {
+            for i in 0..2000u32 {
+                let mut a = lg_action::LG_ACTION_CONTINUE;
+                lg_stream_push_token(s, i % 13, b" piece".as_ptr(), 6, &mut a);
+                lg_stream_push_text(s, b"some text ".as_ptr(), 10, &mut a);
+                for (k, t) in tokens.iter_mut().enumerate() {
+                    *t = if k % 2 == 0 {
+                        i % (k as u32 + 2)
+                    } else {
+                        i + k as u32 * 7919
+                    };
+                }
+                lg_pool_push(
+                    pool,
+                    slots.as_ptr(),
+                    tokens.as_ptr(),
+                    256,
+                    actions.as_mut_ptr(),
+                );
+                halts += actions.iter().filter(|&&x| x == 2).count();
+            }
+        });
+        assert_eq!(n, 0);
+        assert!(halts > 0);
+        lg_pool_free(pool);
+        lg_stream_free(s);
+    }
+}

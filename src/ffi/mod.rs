@@ -1,0 +1,756 @@
+//! The C ABI: the only module with `extern "C"`. `include/loopguard.h` is generated from it by
+//! cbindgen (`cbindgen.toml`).
+//!
+//! Rules every function follows:
+//! - a fallible call returns an [`lg_status`]: 0 is `LG_OK`; out-params are written only on
+//!   `LG_OK`;
+//! - every body runs inside one panic boundary: a panic becomes `LG_ERR_PANIC` and poisons the
+//!   handle, which then answers `LG_ERR_POISONED` until freed;
+//! - a NULL handle is `LG_ERR_NULL`; a NULL buffer with a non-zero length is `LG_ERR_NULL`, and a
+//!   NULL buffer with length 0 is empty; `_free(NULL)` does nothing;
+//! - a handle is safe to move between threads, not for concurrent use. Calling back into the
+//!   same handle from one of its callbacks answers `LG_ERR_REENTRANT`.
+//!
+//! # Safety
+//!
+//! One contract covers every `unsafe extern "C"` function here, so it is stated once rather
+//! than on each: every pointer is NULL or valid for the length its argument says (an element
+//! for out-params and structs, `struct_size` bytes for versioned structs); a handle comes from
+//! the matching `_new` (or `lg_stream_clone`) and has not been freed; a handle is not used by
+//! two threads at once.
+
+#![allow(non_camel_case_types)]
+#![allow(unsafe_code)]
+#![allow(clippy::missing_safety_doc)]
+
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::{Action, LoopKind, Preset, StreamSettings, Unit, Verbosity, Verdict};
+
+mod pool;
+mod stream;
+
+pub use pool::*;
+pub use stream::*;
+
+/// Major version of the library and header.
+pub const LG_VERSION_MAJOR: u32 = 0;
+/// Minor version of the library and header.
+pub const LG_VERSION_MINOR: u32 = 1;
+/// Patch version of the library and header.
+pub const LG_VERSION_PATCH: u32 = 0;
+/// `lg_verdict.onset_byte`, `lg_stats.first_warn_at` and `halted_at` when unknown.
+pub const LG_UNKNOWN: u64 = u64::MAX;
+
+/// What a call returned. Values are only ever appended.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_status {
+    /// Success.
+    LG_OK = 0,
+    /// A required pointer was NULL (or a NULL buffer came with a non-zero length).
+    LG_ERR_NULL = 1,
+    /// An argument was out of range (verbosity, preset, struct_size too small).
+    LG_ERR_INVALID_ARGUMENT = 2,
+    /// The configuration is invalid: `lg_stream_config_validate` says which field.
+    LG_ERR_CONFIG = 3,
+    /// The library panicked; the handle is poisoned.
+    LG_ERR_PANIC = 4,
+    /// An earlier panic poisoned this handle: free it.
+    LG_ERR_POISONED = 5,
+    /// Called from a callback of the same handle.
+    LG_ERR_REENTRANT = 6,
+    /// The pool slot id is not in use (removed, never added, or from another pool).
+    LG_ERR_NO_SLOT = 7,
+    /// The pool has no free slot.
+    LG_ERR_POOL_FULL = 8,
+}
+use lg_status::*;
+
+/// What the caller should do with a sequence.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_action {
+    /// Nothing looks wrong.
+    LG_ACTION_CONTINUE = 0,
+    /// First evidence of repetition.
+    LG_ACTION_WARN = 1,
+    /// The repetition persists: stop generating. Sticky until reset.
+    LG_ACTION_HALT = 2,
+}
+
+/// Which detector produced the evidence.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_kind {
+    /// No evidence.
+    LG_KIND_NONE = 0,
+    /// Back-to-back copies of a block of symbols.
+    LG_KIND_EXACT_LOOP = 1,
+    /// A long block recurring verbatim far back.
+    LG_KIND_LONG_REPEAT = 2,
+    /// Copies that vary a little.
+    LG_KIND_NEAR_LOOP = 3,
+    /// One character or a short unit of bytes repeated.
+    LG_KIND_CHAR_RUN = 4,
+    /// One word repeated back to back.
+    LG_KIND_WORD_STUTTER = 5,
+    /// Lines or a block of lines repeated (digits folded).
+    LG_KIND_REPEATED_LINES = 6,
+}
+
+/// The unit of `lg_verdict.period` and `span`.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_unit {
+    /// Token ids (or words for text-only streams).
+    LG_UNIT_SYMBOL = 0,
+    /// Bytes of text.
+    LG_UNIT_BYTE = 1,
+    /// Lines of text.
+    LG_UNIT_LINE = 2,
+}
+
+/// A named configuration.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_preset {
+    /// Halts earlier; more warnings.
+    LG_PRESET_STRICT = 0,
+    /// The default.
+    LG_PRESET_BALANCED = 1,
+    /// Halts only long, unambiguous loops.
+    LG_PRESET_LENIENT = 2,
+}
+
+/// How much `lg_stream_describe` says.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum lg_verbosity {
+    /// One short line: `halt: exact_loop period 7 x5.7`.
+    LG_VERBOSITY_BRIEF = 0,
+    /// One sentence with the repeated text.
+    LG_VERBOSITY_SUMMARY = 1,
+    /// Every field, one `key: value` a line.
+    LG_VERBOSITY_FULL = 2,
+}
+
+/// A string given by pointer and length (not NUL-terminated).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct lg_str {
+    /// The bytes; may be NULL only when `len` is 0.
+    pub ptr: *const c_char,
+    /// Their number.
+    pub len: usize,
+}
+
+/// The answer to a push. Set `struct_size` to `sizeof(lg_verdict)` before passing it: the
+/// library writes only the fields that fit, so structs from older headers keep working.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct lg_verdict {
+    /// `sizeof(lg_verdict)` as the caller knows it.
+    pub struct_size: usize,
+    /// An `lg_action`.
+    pub action: lg_action,
+    /// An `lg_kind`.
+    pub kind: lg_kind,
+    /// An `lg_unit`: what `period` and `span` count.
+    pub unit: lg_unit,
+    /// Length of the repeated block.
+    pub period: u32,
+    /// Copies of the block seen (fractional).
+    pub repeats: f32,
+    /// Length of the repetitive region.
+    pub span: u32,
+    /// Index of the first symbol of the first copy.
+    pub onset: u64,
+    /// Byte offset of the onset in the text, or `LG_UNKNOWN`.
+    pub onset_byte: u64,
+    /// Index of the symbol whose push produced this verdict.
+    pub at: u64,
+    /// How sure the guard is, in [0, 1].
+    pub confidence: f32,
+}
+
+/// Counters of a stream. Set `struct_size` as for `lg_verdict`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct lg_stats {
+    /// `sizeof(lg_stats)` as the caller knows it.
+    pub struct_size: usize,
+    /// Symbols pushed: token ids, or words for text-only streams.
+    pub symbols: u64,
+    /// Bytes of text pushed.
+    pub bytes: u64,
+    /// Pushes that answered warn.
+    pub warnings: u64,
+    /// Symbol index of the first warning, or `LG_UNKNOWN`.
+    pub first_warn_at: u64,
+    /// Symbol index of the halt, or `LG_UNKNOWN`.
+    pub halted_at: u64,
+}
+
+/// Called synchronously from a push: `slot` is the pool slot (0 for a lone stream) and
+/// `verdict` is valid only during the call. It must not call back into the same handle (that
+/// answers `LG_ERR_REENTRANT`), must not unwind or longjmp, and should return quickly.
+pub type lg_verdict_callback =
+    Option<unsafe extern "C" fn(user_data: *mut c_void, slot: u64, verdict: *const lg_verdict)>;
+
+/// Callbacks and their user data, as set by `lg_*_set_callbacks`.
+#[derive(Clone, Copy)]
+pub(crate) struct Callbacks {
+    on_warn: lg_verdict_callback,
+    on_halt: lg_verdict_callback,
+    user_data: *mut c_void,
+}
+
+// The user data is the caller's; moving a handle to another thread moves the promise with it.
+unsafe impl Send for Callbacks {}
+
+impl Default for Callbacks {
+    fn default() -> Self {
+        Callbacks {
+            on_warn: None,
+            on_halt: None,
+            user_data: std::ptr::null_mut(),
+        }
+    }
+}
+
+impl Callbacks {
+    /// Calls the callback a transition from `before` to `after` calls for.
+    fn fire(&self, slot: u64, before: Action, after: &Verdict) {
+        let cb = match after.action {
+            Action::Halt if before != Action::Halt => self.on_halt,
+            Action::Warn if before == Action::Continue => self.on_warn,
+            _ => None,
+        };
+        if let Some(cb) = cb {
+            let v = verdict_to_c(after);
+            // SAFETY: the caller registered this function for exactly this call.
+            unsafe { cb(self.user_data, slot, &v) };
+        }
+    }
+}
+
+/// State every handle carries: re-entry and poison flags, the last error, the callbacks.
+pub(crate) struct HandleState {
+    busy: Cell<bool>,
+    poisoned: Cell<bool>,
+    error: RefCell<CString>,
+    callbacks: Cell<Callbacks>,
+}
+
+impl HandleState {
+    fn new() -> HandleState {
+        HandleState {
+            busy: Cell::new(false),
+            poisoned: Cell::new(false),
+            error: RefCell::new(CString::default()),
+            callbacks: Cell::new(Callbacks::default()),
+        }
+    }
+
+    fn set_error(&self, msg: &str) {
+        let clean: Vec<u8> = msg.bytes().filter(|&b| b != 0).collect();
+        *self.error.borrow_mut() = CString::new(clean).unwrap_or_default();
+    }
+
+    /// Checks the handle may be used now.
+    fn enter(&self) -> Result<(), lg_status> {
+        if self.busy.get() {
+            return Err(LG_ERR_REENTRANT);
+        }
+        if self.poisoned.get() {
+            return Err(LG_ERR_POISONED);
+        }
+        Ok(())
+    }
+
+    /// Runs `f` with the handle marked busy, inside a panic boundary: a panic poisons it.
+    fn run<R>(&self, f: impl FnOnce() -> Result<R, lg_status>) -> Result<R, lg_status> {
+        self.enter()?;
+        self.busy.set(true);
+        let r = catch_unwind(AssertUnwindSafe(f));
+        self.busy.set(false);
+        match r {
+            Ok(r) => {
+                if let Err(e) = &r {
+                    self.set_error(status_str(*e as i32));
+                }
+                r
+            }
+            Err(_) => {
+                self.poisoned.set(true);
+                self.set_error("loopguard panicked: this handle is poisoned, free it");
+                Err(LG_ERR_PANIC)
+            }
+        }
+    }
+}
+
+/// Runs a whole function body inside a panic boundary.
+fn boundary(f: impl FnOnce() -> lg_status) -> lg_status {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(LG_ERR_PANIC)
+}
+
+fn status(r: Result<(), lg_status>) -> lg_status {
+    r.err().unwrap_or(LG_OK)
+}
+
+/// A slice from a C buffer: NULL with length 0 is empty, NULL otherwise is an error.
+///
+/// # Safety
+/// `ptr` must be valid for `len` elements when not NULL.
+unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], lg_status> {
+    if ptr.is_null() {
+        return if len == 0 { Ok(&[]) } else { Err(LG_ERR_NULL) };
+    }
+    Ok(std::slice::from_raw_parts(ptr, len))
+}
+
+/// A mutable slice from a C buffer, with the same rules as [`slice`].
+///
+/// # Safety
+/// `ptr` must be valid for `len` elements when not NULL.
+unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], lg_status> {
+    if ptr.is_null() {
+        return if len == 0 {
+            Ok(&mut [])
+        } else {
+            Err(LG_ERR_NULL)
+        };
+    }
+    Ok(std::slice::from_raw_parts_mut(ptr, len))
+}
+
+/// Writes `value` into a caller's versioned struct: only the bytes its `struct_size` covers,
+/// leaving `struct_size` as it was.
+///
+/// # Safety
+/// `out` must point to at least `(*out).struct_size` writable bytes.
+unsafe fn write_sized<T: Copy>(out: *mut T, value: T) -> Result<(), lg_status> {
+    if out.is_null() {
+        return Err(LG_ERR_NULL);
+    }
+    let size = *(out as *const usize);
+    let min = std::mem::size_of::<usize>();
+    if size < min {
+        return Err(LG_ERR_INVALID_ARGUMENT);
+    }
+    let n = size.min(std::mem::size_of::<T>());
+    let src = &value as *const T as *const u8;
+    std::ptr::copy_nonoverlapping(src.add(min), (out as *mut u8).add(min), n - min);
+    Ok(())
+}
+
+pub(crate) fn verdict_to_c(v: &Verdict) -> lg_verdict {
+    lg_verdict {
+        struct_size: std::mem::size_of::<lg_verdict>(),
+        action: match v.action {
+            Action::Continue => lg_action::LG_ACTION_CONTINUE,
+            Action::Warn => lg_action::LG_ACTION_WARN,
+            Action::Halt => lg_action::LG_ACTION_HALT,
+        },
+        kind: match v.kind {
+            LoopKind::None => lg_kind::LG_KIND_NONE,
+            LoopKind::ExactLoop => lg_kind::LG_KIND_EXACT_LOOP,
+            LoopKind::LongRepeat => lg_kind::LG_KIND_LONG_REPEAT,
+            LoopKind::NearLoop => lg_kind::LG_KIND_NEAR_LOOP,
+            LoopKind::CharRun => lg_kind::LG_KIND_CHAR_RUN,
+            LoopKind::WordStutter => lg_kind::LG_KIND_WORD_STUTTER,
+            LoopKind::RepeatedLines => lg_kind::LG_KIND_REPEATED_LINES,
+        },
+        unit: match v.unit {
+            Unit::Symbol => lg_unit::LG_UNIT_SYMBOL,
+            Unit::Byte => lg_unit::LG_UNIT_BYTE,
+            Unit::Line => lg_unit::LG_UNIT_LINE,
+        },
+        period: v.period,
+        repeats: v.repeats,
+        span: v.span,
+        onset: v.onset,
+        onset_byte: v.onset_byte.unwrap_or(LG_UNKNOWN),
+        at: v.at,
+        confidence: v.confidence,
+    }
+}
+
+fn action_to_c(a: Action) -> u8 {
+    a as u8
+}
+
+fn status_str(status: i32) -> &'static str {
+    match status {
+        0 => "ok",
+        1 => "a required pointer was NULL",
+        2 => "an argument was out of range",
+        3 => "the configuration is invalid",
+        4 => "loopguard panicked; the handle is poisoned",
+        5 => "the handle was poisoned by an earlier panic",
+        6 => "called back into a handle from its own callback",
+        7 => "no such pool slot",
+        8 => "the pool is full",
+        _ => "unknown status",
+    }
+}
+
+/// The library version as `major * 10000 + minor * 100 + patch`, to compare with the
+/// `LG_VERSION_*` macros the caller compiled against. Never fails.
+#[no_mangle]
+pub extern "C" fn lg_version_number() -> u32 {
+    LG_VERSION_MAJOR * 10000 + LG_VERSION_MINOR * 100 + LG_VERSION_PATCH
+}
+
+/// The library version as a static NUL-terminated string, such as `"0.1.0"`. Never NULL.
+#[no_mangle]
+pub extern "C" fn lg_version_string() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr() as *const c_char
+}
+
+/// A static description of a status, for any value (unknown values say so). Never NULL.
+#[no_mangle]
+pub extern "C" fn lg_status_str(status: i32) -> *const c_char {
+    static TEXTS: [&CStr; 10] = [
+        c"ok",
+        c"a required pointer was NULL",
+        c"an argument was out of range",
+        c"the configuration is invalid",
+        c"loopguard panicked; the handle is poisoned",
+        c"the handle was poisoned by an earlier panic",
+        c"called back into a handle from its own callback",
+        c"no such pool slot",
+        c"the pool is full",
+        c"unknown status",
+    ];
+    let i = if (0..9).contains(&status) {
+        status as usize
+    } else {
+        9
+    };
+    TEXTS[i].as_ptr()
+}
+
+/// Every threshold of a stream guard, as plain data. Fill it with `lg_stream_config_init` (or
+/// `_preset`, `_vllm`), change fields, pass it to `lg_stream_new` or `lg_pool_new`, which copy
+/// it: the struct (and the pattern strings) may be freed or reused right after. Fields are only
+/// appended; the library reads `min(struct_size, sizeof)` bytes and defaults the rest.
+/// Immutable once filled, it may be shared by any number of threads.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct lg_stream_config {
+    /// `sizeof(lg_stream_config)` as the caller knows it (set by the init functions).
+    pub struct_size: usize,
+    /// Shortest period reported as an exact loop (1..=max_period).
+    pub min_period: u32,
+    /// Longest exact-loop period (1..=4096).
+    pub max_period: u32,
+    /// Periods checked exactly at every symbol whatever the block; 0 = off.
+    pub dense_periods: u32,
+    /// Copies that halt (2..=1000).
+    pub halt_copies: u32,
+    /// Minimum repetitive span, in symbols, to halt.
+    pub halt_span: u32,
+    /// Copies that warn; 0 = never.
+    pub warn_copies: u32,
+    /// Minimum span to warn.
+    pub warn_span: u32,
+    /// Symbols held (a power of two, 64..=65536).
+    pub window: u32,
+    /// Length of the hashed n-grams (1..=16).
+    pub ngram: u32,
+    /// A verbatim recurrence this long beyond max_period warns; 0 = off.
+    pub long_warn_run: u32,
+    /// Run that, with back-to-back copies, halts a long repeat; 0 = off.
+    pub long_halt_run: u32,
+    /// Window of the near-loop coverage; 0 = off.
+    pub near_window: u32,
+    /// Coverage that warns, in (0, 1].
+    pub near_warn: f32,
+    /// Coverage that halts once it lasts near_patience; 0 = off.
+    pub near_halt: f32,
+    /// Symbols the halting coverage must last.
+    pub near_patience: u32,
+    /// Bytes of a character run that warn; 0 = off.
+    pub char_run_warn: u32,
+    /// Bytes of a character run that halt; 0 = off.
+    pub char_run_halt: u32,
+    /// Bytes of a white-space or rule run that halt; 0 = off.
+    pub separator_run_halt: u32,
+    /// Copies of a line that warn; 0 = off.
+    pub line_warn_copies: u32,
+    /// Copies of a line that halt; 0 = off.
+    pub line_halt_copies: u32,
+    /// Letters a line needs to count.
+    pub line_min_letters: u32,
+    /// Stretch of near-loop patience in code and tables (1..=16).
+    pub structure_slack: f32,
+    /// Symbols of uninterrupted warnings after which the guard halts; 0 = never.
+    pub escalate_after: u32,
+    /// Texts that reset detection when they appear (may be NULL when the length is 0).
+    pub breakers: *const lg_str,
+    /// Number of breakers (at most 64).
+    pub breakers_len: usize,
+    /// Texts that excuse a loop whose repeated block contains one.
+    pub exempt: *const lg_str,
+    /// Number of exempt patterns (at most 64).
+    pub exempt_len: usize,
+}
+
+// The pattern pointers are only read during the call that receives the struct.
+unsafe impl Send for lg_stream_config {}
+unsafe impl Sync for lg_stream_config {}
+
+fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
+    lg_stream_config {
+        struct_size: std::mem::size_of::<lg_stream_config>(),
+        min_period: s.min_period,
+        max_period: s.max_period,
+        dense_periods: s.dense_periods,
+        halt_copies: s.halt_copies,
+        halt_span: s.halt_span,
+        warn_copies: s.warn_copies,
+        warn_span: s.warn_span,
+        window: s.window,
+        ngram: s.ngram,
+        long_warn_run: s.long_warn_run,
+        long_halt_run: s.long_halt_run,
+        near_window: s.near_window,
+        near_warn: s.near_warn,
+        near_halt: s.near_halt,
+        near_patience: s.near_patience,
+        char_run_warn: s.char_run_warn,
+        char_run_halt: s.char_run_halt,
+        separator_run_halt: s.separator_run_halt,
+        line_warn_copies: s.line_warn_copies,
+        line_halt_copies: s.line_halt_copies,
+        line_min_letters: s.line_min_letters,
+        structure_slack: s.structure_slack,
+        escalate_after: s.escalate_after,
+        breakers: std::ptr::null(),
+        breakers_len: 0,
+        exempt: std::ptr::null(),
+        exempt_len: 0,
+    }
+}
+
+/// Reads a caller's config: `min(struct_size, sizeof)` bytes over the defaults.
+///
+/// # Safety
+/// `cfg` must point to `struct_size` readable bytes; the pattern arrays must be valid.
+unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings, String> {
+    let size = *(cfg as *const usize);
+    if size < std::mem::size_of::<usize>() {
+        return Err(format!(
+            "struct_size = {size}: set it to sizeof(lg_stream_config)"
+        ));
+    }
+    let mut c = config_from_settings(&StreamSettings::default());
+    let n = size.min(std::mem::size_of::<lg_stream_config>());
+    std::ptr::copy_nonoverlapping(
+        cfg as *const u8,
+        &mut c as *mut lg_stream_config as *mut u8,
+        n,
+    );
+    let patterns = |ptr: *const lg_str, len: usize, field: &str| -> Result<Vec<String>, String> {
+        let items =
+            slice(ptr, len).map_err(|_| format!("{field} is NULL with {field}_len = {len}"))?;
+        items
+            .iter()
+            .map(|s| {
+                let bytes = slice(s.ptr as *const u8, s.len)
+                    .map_err(|_| format!("a {field} pattern is NULL"))?;
+                String::from_utf8(bytes.to_vec())
+                    .map_err(|_| format!("a {field} pattern is not UTF-8"))
+            })
+            .collect()
+    };
+    Ok(StreamSettings {
+        min_period: c.min_period,
+        max_period: c.max_period,
+        dense_periods: c.dense_periods,
+        halt_copies: c.halt_copies,
+        halt_span: c.halt_span,
+        warn_copies: c.warn_copies,
+        warn_span: c.warn_span,
+        window: c.window,
+        ngram: c.ngram,
+        long_warn_run: c.long_warn_run,
+        long_halt_run: c.long_halt_run,
+        near_window: c.near_window,
+        near_warn: c.near_warn,
+        near_halt: c.near_halt,
+        near_patience: c.near_patience,
+        char_run_warn: c.char_run_warn,
+        char_run_halt: c.char_run_halt,
+        separator_run_halt: c.separator_run_halt,
+        line_warn_copies: c.line_warn_copies,
+        line_halt_copies: c.line_halt_copies,
+        line_min_letters: c.line_min_letters,
+        structure_slack: c.structure_slack,
+        escalate_after: c.escalate_after,
+        breakers: if size >= std::mem::offset_of!(lg_stream_config, breakers_len) + 8 {
+            patterns(c.breakers, c.breakers_len, "breakers")?
+        } else {
+            Vec::new()
+        },
+        exempt: if size >= std::mem::offset_of!(lg_stream_config, exempt_len) + 8 {
+            patterns(c.exempt, c.exempt_len, "exempt")?
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// Validates a caller's config into a shared `StreamConfig`, or an error message.
+///
+/// # Safety
+/// As for `settings_from_c`.
+unsafe fn config_from_c(cfg: *const lg_stream_config) -> Result<crate::StreamConfig, String> {
+    let settings = settings_from_c(cfg)?;
+    crate::StreamConfig::new(&settings).map_err(|e| e.to_string())
+}
+
+/// Fills `*config` with the defaults (the balanced preset) and sets its `struct_size`.
+/// `LG_ERR_NULL` when `config` is NULL. O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_config_init(config: *mut lg_stream_config) -> lg_status {
+    lg_stream_config_preset(config, lg_preset::LG_PRESET_BALANCED as i32)
+}
+
+/// Fills `*config` with a preset (an `lg_preset` value) and sets its `struct_size`.
+/// `LG_ERR_NULL` when `config` is NULL, `LG_ERR_INVALID_ARGUMENT` for an unknown preset.
+/// O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_config_preset(
+    config: *mut lg_stream_config,
+    preset: i32,
+) -> lg_status {
+    boundary(|| {
+        if config.is_null() {
+            return LG_ERR_NULL;
+        }
+        let p = match preset {
+            x if x == lg_preset::LG_PRESET_STRICT as i32 => Preset::Strict,
+            x if x == lg_preset::LG_PRESET_BALANCED as i32 => Preset::Balanced,
+            x if x == lg_preset::LG_PRESET_LENIENT as i32 => Preset::Lenient,
+            _ => return LG_ERR_INVALID_ARGUMENT,
+        };
+        *config = config_from_settings(&StreamSettings::preset(p));
+        LG_OK
+    })
+}
+
+/// Fills `*config` so that a guard halts on exactly the token where vLLM's
+/// `repetition_detection` would with the same parameters, every other detector off. Checked
+/// when the config is used (`max_pattern_size` 1..=4096, `min_count` >= 2). `LG_ERR_NULL` when
+/// `config` is NULL. O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_config_vllm(
+    config: *mut lg_stream_config,
+    min_pattern_size: u32,
+    max_pattern_size: u32,
+    min_count: u32,
+) -> lg_status {
+    boundary(|| {
+        if config.is_null() {
+            return LG_ERR_NULL;
+        }
+        *config = config_from_settings(&StreamSettings::vllm_compatible(
+            min_pattern_size,
+            max_pattern_size,
+            min_count,
+        ));
+        LG_OK
+    })
+}
+
+/// Checks a config. On an invalid one returns `LG_ERR_CONFIG` and writes into `buf` (when
+/// `buf_len` > 0) a NUL-terminated message naming the field and its allowed range, truncated
+/// to fit. Allocates while it runs.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_config_validate(
+    config: *const lg_stream_config,
+    buf: *mut c_char,
+    buf_len: usize,
+) -> lg_status {
+    boundary(|| {
+        if config.is_null() || (buf.is_null() && buf_len > 0) {
+            return LG_ERR_NULL;
+        }
+        match config_from_c(config) {
+            Ok(_) => LG_OK,
+            Err(msg) => {
+                write_text(&msg, buf, buf_len);
+                LG_ERR_CONFIG
+            }
+        }
+    })
+}
+
+/// Copies `text` into a caller's buffer as a NUL-terminated string, truncated to fit.
+/// Returns the length the whole text needs (without the NUL).
+///
+/// # Safety
+/// `buf` must be valid for `buf_len` bytes, or NULL with `buf_len` 0.
+unsafe fn write_text(text: &str, buf: *mut c_char, buf_len: usize) -> usize {
+    if buf_len > 0 && !buf.is_null() {
+        let n = text.len().min(buf_len - 1);
+        std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, n);
+        *buf.add(n) = 0;
+    }
+    text.len()
+}
+
+/// An `lg_verbosity` value from C, checked (an enum parameter would make a bad value UB).
+fn verbosity(v: i32) -> Result<Verbosity, lg_status> {
+    match v {
+        x if x == lg_verbosity::LG_VERBOSITY_BRIEF as i32 => Ok(Verbosity::Brief),
+        x if x == lg_verbosity::LG_VERBOSITY_SUMMARY as i32 => Ok(Verbosity::Summary),
+        x if x == lg_verbosity::LG_VERBOSITY_FULL as i32 => Ok(Verbosity::Full),
+        _ => Err(LG_ERR_INVALID_ARGUMENT),
+    }
+}
+
+// Compile-time checks of the threading promises: configs are shared freely, guards and
+// handles move between threads.
+const _: () = {
+    const fn send<T: Send>() {}
+    const fn sync<T: Sync>() {}
+    send::<crate::StreamConfig>();
+    sync::<crate::StreamConfig>();
+    send::<crate::StreamGuard>();
+    sync::<crate::StreamGuard>();
+    send::<lg_stream>();
+    send::<lg_pool>();
+    sync::<lg_stream_config>();
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A panic inside a call becomes a status and poisons the handle for good.
+    #[test]
+    fn a_panic_poisons_the_handle() {
+        let state = HandleState::new();
+        let r: Result<(), lg_status> = state.run(|| panic!("boom"));
+        assert_eq!(r, Err(LG_ERR_PANIC));
+        assert_eq!(state.run(|| Ok(())), Err(LG_ERR_POISONED));
+        assert!(state.error.borrow().to_str().unwrap().contains("poisoned"));
+        // And a panic outside any handle is still caught at the boundary.
+        assert_eq!(boundary(|| panic!("boom")), LG_ERR_PANIC);
+    }
+
+    #[test]
+    fn a_busy_handle_refuses_reentry() {
+        let state = HandleState::new();
+        let inner = state.run(|| Ok(state.run(|| Ok(()))));
+        assert_eq!(inner, Ok(Err(LG_ERR_REENTRANT)));
+        assert_eq!(state.run(|| Ok(())), Ok(()));
+    }
+}

@@ -1,0 +1,248 @@
+//! `lg_pool`: many sequences of a batched server, advanced in one call.
+
+use std::cell::UnsafeCell;
+use std::ffi::{c_char, c_void};
+
+use super::*;
+use crate::StreamGuard;
+
+struct Slot {
+    guard: StreamGuard,
+    used: bool,
+    /// Bumped on every remove, so that an old slot id is refused rather than aliasing.
+    generation: u32,
+}
+
+struct Slots {
+    slots: Vec<Slot>,
+    /// Indexes of unused slots (capacity reserved up front: add and remove never allocate).
+    free: Vec<u32>,
+}
+
+impl Slots {
+    fn get(&mut self, id: u64) -> Result<&mut Slot, lg_status> {
+        let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
+        match self.slots.get_mut(index) {
+            Some(s) if s.used && s.generation == generation => Ok(s),
+            _ => Err(LG_ERR_NO_SLOT),
+        }
+    }
+}
+
+/// The sequences of a batched server, one guard per slot, all with one configuration. Opaque:
+/// create with `lg_pool_new`, free with `lg_pool_free`. Safe to move between threads, not for
+/// concurrent use.
+pub struct lg_pool {
+    slots: UnsafeCell<Slots>,
+    state: HandleState,
+}
+
+impl lg_pool {
+    /// # Safety
+    /// `p` must be NULL or a live handle from `lg_pool_new`.
+    unsafe fn with<R>(
+        p: *const lg_pool,
+        f: impl FnOnce(&mut Slots) -> Result<R, lg_status>,
+    ) -> Result<R, lg_status> {
+        let h = p.as_ref().ok_or(LG_ERR_NULL)?;
+        // SAFETY: `run` marks the handle busy, so no other call on it holds this reference.
+        h.state.run(|| f(&mut *h.slots.get()))
+    }
+}
+
+/// Creates a pool of `capacity` slots (1..=65536), each a guard built from `*config` (copied),
+/// into `*out`. Allocates every guard now (about 16 KiB each), so that adding, removing and
+/// pushing never allocate. `LG_ERR_CONFIG` for an invalid config.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_new(
+    config: *const lg_stream_config,
+    capacity: usize,
+    out: *mut *mut lg_pool,
+) -> lg_status {
+    boundary(|| {
+        if config.is_null() || out.is_null() {
+            return LG_ERR_NULL;
+        }
+        if capacity == 0 || capacity > 65536 {
+            return LG_ERR_INVALID_ARGUMENT;
+        }
+        let Ok(c) = config_from_c(config) else {
+            return LG_ERR_CONFIG;
+        };
+        let slots = (0..capacity)
+            .map(|_| Slot {
+                guard: StreamGuard::new(&c),
+                used: false,
+                generation: 0,
+            })
+            .collect();
+        let free = (0..capacity as u32).rev().collect();
+        *out = Box::into_raw(Box::new(lg_pool {
+            slots: UnsafeCell::new(Slots { slots, free }),
+            state: HandleState::new(),
+        }));
+        LG_OK
+    })
+}
+
+/// Frees a pool and every guard in it. NULL does nothing, and so does a call from the pool's
+/// own callback.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_free(pool: *mut lg_pool) {
+    let _ = boundary(|| {
+        if let Some(h) = pool.as_ref() {
+            if !h.state.busy.get() {
+                drop(Box::from_raw(pool));
+            }
+        }
+        LG_OK
+    });
+}
+
+/// Takes a free slot for a new sequence and writes its id into `*out_slot`. The guard starts
+/// fresh. `LG_ERR_POOL_FULL` when every slot is in use. O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> lg_status {
+    boundary(|| {
+        if out_slot.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_pool::with(pool, |s| {
+            let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)?;
+            let slot = &mut s.slots[index as usize];
+            slot.used = true;
+            slot.guard.reset();
+            Ok(((slot.generation as u64) << 32) | index as u64)
+        }) {
+            Ok(id) => {
+                *out_slot = id;
+                LG_OK
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+/// Releases a slot; its id is refused from now on (`LG_ERR_NO_SLOT`). O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_remove(pool: *mut lg_pool, slot: u64) -> lg_status {
+    boundary(|| {
+        status(lg_pool::with(pool, |s| {
+            let sl = s.get(slot)?;
+            sl.used = false;
+            sl.generation = sl.generation.wrapping_add(1);
+            s.free.push((slot & 0xffff_ffff) as u32);
+            Ok(())
+        }))
+    })
+}
+
+/// Resets one slot's guard for a new sequence. O(1), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_reset(pool: *mut lg_pool, slot: u64) -> lg_status {
+    boundary(|| {
+        status(lg_pool::with(pool, |s| {
+            s.get(slot)?.guard.reset();
+            Ok(())
+        }))
+    })
+}
+
+/// Advances many sequences in one call: pushes `tokens[i]` into slot `slots[i]` for i in
+/// 0..n, in order (a slot may appear more than once), and writes each action into
+/// `out_actions[i]` (`lg_action` values). Every slot id is checked first: with an unknown one
+/// (`LG_ERR_NO_SLOT`) nothing is pushed or written. Calls the pool's callbacks with the slot id
+/// as sequences start warning or halt. O(n), never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_push(
+    pool: *mut lg_pool,
+    slots: *const u64,
+    tokens: *const u32,
+    n: usize,
+    out_actions: *mut u8,
+) -> lg_status {
+    boundary(|| {
+        let Some(h) = pool.as_ref() else {
+            return LG_ERR_NULL;
+        };
+        let (ids, toks) = match (slice(slots, n), slice(tokens, n)) {
+            (Ok(a), Ok(b)) => (a, b),
+            _ => return LG_ERR_NULL,
+        };
+        let Ok(out) = slice_mut(out_actions, n) else {
+            return LG_ERR_NULL;
+        };
+        let callbacks = h.state.callbacks.get();
+        let fire = callbacks.on_warn.is_some() || callbacks.on_halt.is_some();
+        status(h.state.run(|| {
+            let s = &mut *h.slots.get();
+            for &id in ids {
+                s.get(id)?;
+            }
+            for ((&id, &tok), act) in ids.iter().zip(toks).zip(out.iter_mut()) {
+                let g = &mut s.get(id)?.guard;
+                let before = g.verdict().action;
+                let v = g.push_token(tok, None);
+                *act = action_to_c(v.action);
+                if fire && v.action != before {
+                    // Still inside `run`: the handle is busy, so a callback cannot re-enter.
+                    callbacks.fire(id, before, &v);
+                }
+            }
+            Ok(())
+        }))
+    })
+}
+
+/// Writes one slot's last verdict into `*out` (set `out->struct_size` first). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_verdict(
+    pool: *const lg_pool,
+    slot: u64,
+    out: *mut lg_verdict,
+) -> lg_status {
+    boundary(|| {
+        if out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_pool::with(pool, |s| Ok(verdict_to_c(&s.get(slot)?.guard.verdict()))) {
+            Ok(v) => status(write_sized(out, v)),
+            Err(e) => e,
+        }
+    })
+}
+
+/// Sets the callbacks called from `lg_pool_push` (either may be NULL) and their user data;
+/// they receive the slot id. See `lg_verdict_callback` for the rules. O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_set_callbacks(
+    pool: *mut lg_pool,
+    on_warn: lg_verdict_callback,
+    on_halt: lg_verdict_callback,
+    user_data: *mut c_void,
+) -> lg_status {
+    boundary(|| {
+        let Some(h) = pool.as_ref() else {
+            return LG_ERR_NULL;
+        };
+        if let Err(e) = h.state.enter() {
+            return e;
+        }
+        h.state.callbacks.set(Callbacks {
+            on_warn,
+            on_halt,
+            user_data,
+        });
+        LG_OK
+    })
+}
+
+/// The last error message on this pool, NUL-terminated; "" when there was none. Never NULL.
+/// Valid until the next call on the pool.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_last_error(pool: *const lg_pool) -> *const c_char {
+    match pool.as_ref() {
+        None => c"NULL lg_pool handle".as_ptr(),
+        Some(h) => (*h.state.error.as_ptr()).as_ptr(),
+    }
+}

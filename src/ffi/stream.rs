@@ -1,0 +1,369 @@
+//! `lg_stream`: one guarded sequence.
+
+use std::cell::UnsafeCell;
+use std::ffi::{c_char, c_void};
+
+use super::*;
+use crate::StreamGuard;
+
+/// One generated sequence's guard. Opaque: create with `lg_stream_new`, free with
+/// `lg_stream_free`. Safe to move between threads, not for concurrent use.
+pub struct lg_stream {
+    guard: UnsafeCell<StreamGuard>,
+    state: HandleState,
+}
+
+impl lg_stream {
+    /// Runs `f` on the guard inside the handle's boundary.
+    ///
+    /// # Safety
+    /// `s` must be NULL or a live handle from `lg_stream_new` / `lg_stream_clone`.
+    unsafe fn with<R>(
+        s: *const lg_stream,
+        f: impl FnOnce(&mut StreamGuard) -> Result<R, lg_status>,
+    ) -> Result<R, lg_status> {
+        let h = s.as_ref().ok_or(LG_ERR_NULL)?;
+        // SAFETY: `run` marks the handle busy, so no other call on it holds this reference.
+        h.state.run(|| f(&mut *h.guard.get()))
+    }
+
+    /// Pushes with `push`, then (still busy, so callbacks cannot re-enter) fires the callbacks.
+    /// The per-token path: one panic boundary, two flag checks, no struct conversion unless a
+    /// callback runs.
+    #[inline(always)]
+    unsafe fn push(
+        s: *mut lg_stream,
+        out_action: *mut lg_action,
+        push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, lg_status>,
+    ) -> lg_status {
+        let Some(h) = s.as_ref() else {
+            return LG_ERR_NULL;
+        };
+        if let Err(e) = h.state.enter() {
+            return e;
+        }
+        h.state.busy.set(true);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let g = &mut *h.guard.get();
+            let before = g.verdict().action;
+            let v = push(g)?;
+            if v.action != before {
+                // Still busy: a callback cannot re-enter this handle.
+                h.state.callbacks.get().fire(0, before, &v);
+            }
+            Ok(v.action)
+        }));
+        h.state.busy.set(false);
+        match r {
+            Ok(Ok(action)) => {
+                if !out_action.is_null() {
+                    *out_action = match action {
+                        Action::Continue => lg_action::LG_ACTION_CONTINUE,
+                        Action::Warn => lg_action::LG_ACTION_WARN,
+                        Action::Halt => lg_action::LG_ACTION_HALT,
+                    };
+                }
+                LG_OK
+            }
+            Ok(Err(e)) => {
+                h.state.set_error(status_str(e as i32));
+                e
+            }
+            Err(_) => {
+                h.state.poisoned.set(true);
+                h.state
+                    .set_error("loopguard panicked: this handle is poisoned, free it");
+                LG_ERR_PANIC
+            }
+        }
+    }
+}
+
+/// Creates a guard for one sequence from `*config` (copied), into `*out`. `LG_ERR_CONFIG` for
+/// an invalid config (`lg_stream_config_validate` says why), `LG_ERR_NULL` for NULL pointers.
+/// Allocates about 16 KiB once; free it with `lg_stream_free`.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_new(
+    config: *const lg_stream_config,
+    out: *mut *mut lg_stream,
+) -> lg_status {
+    boundary(|| {
+        if config.is_null() || out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match config_from_c(config) {
+            Ok(c) => {
+                *out = Box::into_raw(Box::new(lg_stream {
+                    guard: UnsafeCell::new(StreamGuard::new(&c)),
+                    state: HandleState::new(),
+                }));
+                LG_OK
+            }
+            Err(_) => LG_ERR_CONFIG,
+        }
+    })
+}
+
+/// Frees a guard. NULL does nothing, and so does a call from the guard's own callback.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_free(stream: *mut lg_stream) {
+    let _ = boundary(|| {
+        if let Some(h) = stream.as_ref() {
+            if !h.state.busy.get() {
+                drop(Box::from_raw(stream));
+            }
+        }
+        LG_OK
+    });
+}
+
+/// Pushes one generated token id with its text piece (`piece` may be NULL with `piece_len` 0
+/// for no piece; a non-NULL empty piece is an empty piece). Writes the action into
+/// `*out_action` when it is not NULL; the details are in `lg_stream_verdict`. Calls the warn
+/// callback when the stream starts warning and the halt callback when it halts. O(1) per token
+/// plus O(piece_len), never allocates. After a halt every push answers halt until reset.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_push_token(
+    stream: *mut lg_stream,
+    token: u32,
+    piece: *const u8,
+    piece_len: usize,
+    out_action: *mut lg_action,
+) -> lg_status {
+    if piece.is_null() && piece_len > 0 {
+        return LG_ERR_NULL;
+    }
+    lg_stream::push(stream, out_action, |g| {
+        let p = if piece.is_null() {
+            None
+        } else {
+            Some(slice(piece, piece_len)?)
+        };
+        Ok(g.push_token(token, p))
+    })
+}
+
+/// Pushes a chunk of text, for streams without token ids (any chunking, any bytes). Writes the
+/// strongest action reached in the chunk into `*out_action` when not NULL. O(text_len), never
+/// allocates; a halt stops reading the chunk.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_push_text(
+    stream: *mut lg_stream,
+    text: *const u8,
+    text_len: usize,
+    out_action: *mut lg_action,
+) -> lg_status {
+    if text.is_null() && text_len > 0 {
+        return LG_ERR_NULL;
+    }
+    lg_stream::push(stream, out_action, |g| {
+        Ok(g.push_text(slice(text, text_len)?))
+    })
+}
+
+/// Ends a text-only stream (pushes the last word, which no space followed). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_finish_text(
+    stream: *mut lg_stream,
+    out_action: *mut lg_action,
+) -> lg_status {
+    lg_stream::push(stream, out_action, |g| Ok(g.finish_text()))
+}
+
+/// Forgets the sequence, as if new (a halt included). Never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_reset(stream: *mut lg_stream) -> lg_status {
+    boundary(|| {
+        status(lg_stream::with(stream, |g| {
+            g.reset();
+            Ok(())
+        }))
+    })
+}
+
+/// Copies the whole state of a guard into a new one (`*out`), for forked or resumed sequences.
+/// Callbacks are not copied. Allocates the new guard; free it with `lg_stream_free`.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_clone(
+    stream: *const lg_stream,
+    out: *mut *mut lg_stream,
+) -> lg_status {
+    boundary(|| {
+        if out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_stream::with(stream, |g| Ok(g.clone())) {
+            Ok(g) => {
+                *out = Box::into_raw(Box::new(lg_stream {
+                    guard: UnsafeCell::new(g),
+                    state: HandleState::new(),
+                }));
+                LG_OK
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+/// Writes the last push's verdict into `*out` (set `out->struct_size` first). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_verdict(
+    stream: *const lg_stream,
+    out: *mut lg_verdict,
+) -> lg_status {
+    boundary(|| {
+        if out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_stream::with(stream, |g| Ok(verdict_to_c(&g.verdict()))) {
+            Ok(v) => status(write_sized(out, v)),
+            Err(e) => e,
+        }
+    })
+}
+
+/// Points `*out_text` at the repeated block of the last warning or halt (at most 256 bytes,
+/// not NUL-terminated, possibly cut inside a UTF-8 character) and writes its length. Valid
+/// until the next call that changes the guard (push, reset, free). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_repeated_text(
+    stream: *const lg_stream,
+    out_text: *mut *const u8,
+    out_len: *mut usize,
+) -> lg_status {
+    boundary(|| {
+        if out_text.is_null() || out_len.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_stream::with(stream, |g| {
+            let t = g.repeated_text();
+            Ok((t.as_ptr(), t.len()))
+        }) {
+            Ok((p, n)) => {
+                *out_text = p;
+                *out_len = n;
+                LG_OK
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+/// Describes the last verdict into `buf` as a NUL-terminated string (truncated to fit, like
+/// `snprintf`) at a verbosity (an `lg_verbosity`), and writes the full length it needs into
+/// `*out_len` when not NULL. Allocates while it runs; not for the per-token path.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_describe(
+    stream: *const lg_stream,
+    verbosity: i32,
+    buf: *mut c_char,
+    buf_len: usize,
+    out_len: *mut usize,
+) -> lg_status {
+    boundary(|| {
+        if buf.is_null() && buf_len > 0 {
+            return LG_ERR_NULL;
+        }
+        let v = match super::verbosity(verbosity) {
+            Ok(v) => v,
+            Err(e) => return e,
+        };
+        match lg_stream::with(stream, |g| {
+            let mut s = String::new();
+            g.describe(v, &mut s).map_err(|_| LG_ERR_PANIC)?;
+            Ok(s)
+        }) {
+            Ok(text) => {
+                let n = write_text(&text, buf, buf_len);
+                if !out_len.is_null() {
+                    *out_len = n;
+                }
+                LG_OK
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+/// Writes the bytes the guard owns into `*out` (constant for its life). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_memory_usage(
+    stream: *const lg_stream,
+    out: *mut usize,
+) -> lg_status {
+    boundary(|| {
+        if out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_stream::with(stream, |g| Ok(g.memory_usage())) {
+            Ok(n) => {
+                *out = n;
+                LG_OK
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+/// Writes the stream's counters into `*out` (set `out->struct_size` first). O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_stats(
+    stream: *const lg_stream,
+    out: *mut lg_stats,
+) -> lg_status {
+    boundary(|| {
+        if out.is_null() {
+            return LG_ERR_NULL;
+        }
+        match lg_stream::with(stream, |g| Ok(stats_to_c(&g.stats()))) {
+            Ok(st) => status(write_sized(out, st)),
+            Err(e) => e,
+        }
+    })
+}
+
+pub(crate) fn stats_to_c(s: &crate::StreamStats) -> lg_stats {
+    lg_stats {
+        struct_size: std::mem::size_of::<lg_stats>(),
+        symbols: s.symbols,
+        bytes: s.bytes,
+        warnings: s.warnings,
+        first_warn_at: s.first_warn_at.unwrap_or(LG_UNKNOWN),
+        halted_at: s.halted_at.unwrap_or(LG_UNKNOWN),
+    }
+}
+
+/// Sets the callbacks called from pushes on this guard (either may be NULL) and the user data
+/// they receive. See `lg_verdict_callback` for the rules. O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_set_callbacks(
+    stream: *mut lg_stream,
+    on_warn: lg_verdict_callback,
+    on_halt: lg_verdict_callback,
+    user_data: *mut c_void,
+) -> lg_status {
+    boundary(|| {
+        let Some(h) = stream.as_ref() else {
+            return LG_ERR_NULL;
+        };
+        if let Err(e) = h.state.enter() {
+            return e;
+        }
+        h.state.callbacks.set(Callbacks {
+            on_warn,
+            on_halt,
+            user_data,
+        });
+        LG_OK
+    })
+}
+
+/// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL
+/// (a NULL handle gives a static message). Valid until the next call on the handle.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_last_error(stream: *const lg_stream) -> *const c_char {
+    match stream.as_ref() {
+        None => c"NULL lg_stream handle".as_ptr(),
+        Some(h) => (*h.state.error.as_ptr()).as_ptr(),
+    }
+}

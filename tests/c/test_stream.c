@@ -1,0 +1,309 @@
+/* The C ABI from C: every function, NULL and misuse, callbacks, the pool. Run plainly, under
+ * ASan+UBSan and under valgrind by tests/c_abi.rs. Exits non-zero on the first failure. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loopguard.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                                     \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
+            failures++;                                                                 \
+        }                                                                               \
+    } while (0)
+#define OK(call) CHECK((call) == LG_OK)
+
+static const char *SENTENCE[] = {"The", " same", " sentence", " comes", " back", " again", ".", " "};
+#define SENTENCE_LEN 8
+
+/* Pushes the looping sentence until the guard halts; returns the token index of the halt. */
+static int push_until_halt(lg_stream *s, int max_tokens) {
+    for (int i = 0; i < max_tokens; i++) {
+        const char *piece = SENTENCE[i % SENTENCE_LEN];
+        lg_action action = LG_ACTION_CONTINUE;
+        OK(lg_stream_push_token(s, 1000u + (uint32_t)(i % SENTENCE_LEN), (const uint8_t *)piece,
+                                strlen(piece), &action));
+        if (action == LG_ACTION_HALT) return i;
+    }
+    return -1;
+}
+
+static void test_version_and_status(void) {
+    CHECK(lg_version_number() == LG_VERSION_MAJOR * 10000 + LG_VERSION_MINOR * 100 + LG_VERSION_PATCH);
+    CHECK(lg_version_string() != NULL && strlen(lg_version_string()) >= 5);
+    CHECK(strcmp(lg_status_str(LG_OK), "ok") == 0);
+    CHECK(lg_status_str(-1) != NULL && lg_status_str(1000) != NULL);
+    CHECK(strcmp(lg_status_str(12345), "unknown status") == 0);
+}
+
+static void test_config(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    CHECK(c.struct_size == sizeof(lg_stream_config));
+    CHECK(c.max_period == 256 && c.halt_copies == 3);
+    OK(lg_stream_config_preset(&c, LG_PRESET_STRICT));
+    CHECK(lg_stream_config_preset(&c, 99) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(lg_stream_config_init(NULL) == LG_ERR_NULL);
+    char msg[128];
+    OK(lg_stream_config_validate(&c, msg, sizeof msg));
+    c.max_period = 5000;
+    CHECK(lg_stream_config_validate(&c, msg, sizeof msg) == LG_ERR_CONFIG);
+    CHECK(strstr(msg, "max_period") != NULL && strstr(msg, "1..=4096") != NULL);
+    char tiny[8];
+    CHECK(lg_stream_config_validate(&c, tiny, sizeof tiny) == LG_ERR_CONFIG);
+    CHECK(strlen(tiny) == 7); /* truncated, NUL-terminated */
+    CHECK(lg_stream_config_validate(&c, NULL, 5) == LG_ERR_NULL);
+    lg_stream *s = NULL;
+    CHECK(lg_stream_new(&c, &s) == LG_ERR_CONFIG && s == NULL);
+    OK(lg_stream_config_vllm(&c, 1, 64, 3));
+    OK(lg_stream_new(&c, &s));
+    lg_stream_free(s);
+    /* A config from an older header: only the first fields known, the rest defaulted. */
+    lg_stream_config old;
+    OK(lg_stream_config_init(&old));
+    old.struct_size = offsetof(lg_stream_config, warn_copies);
+    old.halt_copies = 4;
+    OK(lg_stream_new(&old, &s));
+    lg_stream_free(s);
+    old.struct_size = 2; /* smaller than struct_size itself */
+    CHECK(lg_stream_new(&old, &s) == LG_ERR_CONFIG);
+    /* Patterns: exempt the asked-for repetition. */
+    lg_str exempt[1] = {{"same sentence", 13}};
+    OK(lg_stream_config_init(&c));
+    c.exempt = exempt;
+    c.exempt_len = 1;
+    OK(lg_stream_new(&c, &s));
+    CHECK(push_until_halt(s, 200) == -1);
+    lg_stream_free(s);
+    c.exempt = NULL; /* NULL with a length is an error */
+    CHECK(lg_stream_new(&c, &s) == LG_ERR_CONFIG);
+}
+
+static void test_stream(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_stream *s = NULL;
+    OK(lg_stream_new(&c, &s));
+    size_t mem = 0;
+    OK(lg_stream_memory_usage(s, &mem));
+    CHECK(mem > 0 && mem <= 16 * 1024);
+    int at = push_until_halt(s, 500);
+    CHECK(at > 0 && at < 60);
+    lg_verdict v;
+    memset(&v, 0, sizeof v);
+    v.struct_size = sizeof v;
+    OK(lg_stream_verdict(s, &v));
+    CHECK(v.struct_size == sizeof v);
+    CHECK(v.action == LG_ACTION_HALT && v.period == SENTENCE_LEN && v.at == (uint64_t)at);
+    CHECK(v.onset_byte != LG_UNKNOWN && v.confidence > 0.5f);
+    const uint8_t *text = NULL;
+    size_t len = 0;
+    OK(lg_stream_repeated_text(s, &text, &len));
+    CHECK(len == strlen("The same sentence comes back again. ") - 0 || len > 20);
+    char buf[512];
+    size_t need = 0;
+    OK(lg_stream_describe(s, LG_VERBOSITY_BRIEF, buf, sizeof buf, &need));
+    CHECK(strncmp(buf, "halt: exact_loop", 16) == 0 && need == strlen(buf));
+    OK(lg_stream_describe(s, LG_VERBOSITY_SUMMARY, buf, sizeof buf, NULL));
+    CHECK(strstr(buf, "Halted at symbol") != NULL && strstr(buf, "same sentence") != NULL);
+    OK(lg_stream_describe(s, LG_VERBOSITY_FULL, buf, sizeof buf, &need));
+    CHECK(strstr(buf, "kind: exact_loop") != NULL && strstr(buf, "\nperiod: 8 tokens") != NULL);
+    OK(lg_stream_describe(s, LG_VERBOSITY_FULL, NULL, 0, &need)); /* size query */
+    CHECK(need > 50);
+    CHECK(lg_stream_describe(s, 7, buf, sizeof buf, &need) == LG_ERR_INVALID_ARGUMENT);
+    lg_stats st;
+    st.struct_size = sizeof st;
+    OK(lg_stream_stats(s, &st));
+    CHECK(st.halted_at == (uint64_t)at && st.first_warn_at < st.halted_at && st.symbols == (uint64_t)at + 1);
+    /* A halt is sticky until reset. */
+    lg_action a = LG_ACTION_CONTINUE;
+    OK(lg_stream_push_token(s, 1, NULL, 0, &a));
+    CHECK(a == LG_ACTION_HALT);
+    OK(lg_stream_reset(s));
+    OK(lg_stream_push_token(s, 1, NULL, 0, &a));
+    CHECK(a == LG_ACTION_CONTINUE);
+    /* A clone carries on exactly like the original. */
+    OK(lg_stream_reset(s));
+    for (int i = 0; i < 12; i++) OK(lg_stream_push_token(s, 1000u + (uint32_t)(i % SENTENCE_LEN), NULL, 0, NULL));
+    lg_stream *copy = NULL;
+    OK(lg_stream_clone(s, &copy));
+    for (int i = 12; i < 80; i++) {
+        lg_action x, y;
+        uint32_t id = 1000u + (uint32_t)(i % SENTENCE_LEN);
+        OK(lg_stream_push_token(s, id, NULL, 0, &x));
+        OK(lg_stream_push_token(copy, id, NULL, 0, &y));
+        CHECK(x == y);
+    }
+    lg_stream_free(copy);
+    /* Text alone, in arbitrary chunks. */
+    OK(lg_stream_reset(s));
+    const char *chunk = "the the the the the the the the the the the the the the ";
+    for (int i = 0; i < 20; i++) OK(lg_stream_push_text(s, (const uint8_t *)chunk, strlen(chunk), &a));
+    CHECK(a == LG_ACTION_HALT);
+    OK(lg_stream_finish_text(s, &a));
+    /* An older, smaller lg_verdict gets only the fields it knows. */
+    struct {
+        size_t struct_size;
+        uint8_t action, kind, unit;
+        uint32_t period;
+        uint32_t sentinel;
+    } small;
+    small.struct_size = offsetof(lg_verdict, repeats);
+    small.sentinel = 0xdeadbeef;
+    OK(lg_stream_verdict(s, (lg_verdict *)(void *)&small));
+    CHECK(small.action == LG_ACTION_HALT && small.sentinel == 0xdeadbeef);
+    CHECK(strcmp(lg_stream_last_error(s), "") == 0);
+    lg_stream_free(s);
+}
+
+static void test_null_and_misuse(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_action a;
+    lg_verdict v;
+    v.struct_size = sizeof v;
+    CHECK(lg_stream_new(NULL, NULL) == LG_ERR_NULL);
+    CHECK(lg_stream_push_token(NULL, 1, NULL, 0, &a) == LG_ERR_NULL);
+    CHECK(lg_stream_push_text(NULL, NULL, 0, &a) == LG_ERR_NULL);
+    CHECK(lg_stream_verdict(NULL, &v) == LG_ERR_NULL);
+    CHECK(lg_stream_reset(NULL) == LG_ERR_NULL);
+    CHECK(strlen(lg_stream_last_error(NULL)) > 0);
+    lg_stream_free(NULL);
+    lg_pool_free(NULL);
+    lg_stream *s = NULL;
+    OK(lg_stream_new(&c, &s));
+    CHECK(lg_stream_push_token(s, 1, NULL, 3, &a) == LG_ERR_NULL); /* NULL piece, non-zero length */
+    OK(lg_stream_push_token(s, 1, (const uint8_t *)"", 0, &a));   /* an empty piece */
+    OK(lg_stream_push_text(s, NULL, 0, &a));                       /* an empty chunk */
+    CHECK(lg_stream_push_text(s, NULL, 1, &a) == LG_ERR_NULL);
+    OK(lg_stream_push_token(s, 2, NULL, 0, NULL));                 /* no out_action wanted */
+    CHECK(lg_stream_verdict(s, NULL) == LG_ERR_NULL);
+    v.struct_size = 0;
+    CHECK(lg_stream_verdict(s, &v) == LG_ERR_INVALID_ARGUMENT);
+    /* Out-params are untouched on failure. */
+    lg_stream *out = (lg_stream *)0x1;
+    c.window = 100;
+    CHECK(lg_stream_new(&c, &out) == LG_ERR_CONFIG && out == (lg_stream *)0x1);
+    const uint8_t junk[] = {0xff, 0xfe, 0xc0, 0x80, 0xe2, 0x94};
+    for (uint32_t i = 0; i < 100; i++) OK(lg_stream_push_token(s, 0xffffffffu - i % 3, junk, sizeof junk, &a));
+    lg_stream_free(s);
+}
+
+static int warn_calls, halt_calls, reentry_status;
+static lg_stream *reentry_target;
+
+static void on_warn(void *user, uint64_t slot, const lg_verdict *v) {
+    (void)slot;
+    CHECK(v->action == LG_ACTION_WARN);
+    (*(int *)user)++;
+    warn_calls++;
+}
+
+static void on_halt(void *user, uint64_t slot, const lg_verdict *v) {
+    (void)user;
+    (void)slot;
+    CHECK(v->action == LG_ACTION_HALT && v->period > 0);
+    halt_calls++;
+    if (reentry_target) {
+        lg_action a;
+        reentry_status = (int)lg_stream_push_token(reentry_target, 1, NULL, 0, &a);
+        lg_stream_free(reentry_target); /* ignored from inside a callback */
+    }
+}
+
+static void test_callbacks(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_stream *s = NULL;
+    OK(lg_stream_new(&c, &s));
+    int user = 0;
+    OK(lg_stream_set_callbacks(s, on_warn, on_halt, &user));
+    warn_calls = halt_calls = 0;
+    reentry_target = s;
+    int at = push_until_halt(s, 500);
+    CHECK(at > 0);
+    CHECK(warn_calls == 1 && user == 1 && halt_calls == 1);
+    CHECK(reentry_status == LG_ERR_REENTRANT);
+    reentry_target = NULL;
+    lg_action a;
+    OK(lg_stream_push_token(s, 1, NULL, 0, &a)); /* still alive, still halted, no new callback */
+    CHECK(halt_calls == 1);
+    lg_stream_free(s);
+}
+
+static uint64_t halted_slot;
+static void on_pool_halt(void *user, uint64_t slot, const lg_verdict *v) {
+    (void)v;
+    (*(int *)user)++;
+    halted_slot = slot;
+}
+
+static void test_pool(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_pool *p = NULL;
+    CHECK(lg_pool_new(&c, 0, &p) == LG_ERR_INVALID_ARGUMENT);
+    OK(lg_pool_new(&c, 3, &p));
+    uint64_t a, b, d, e;
+    OK(lg_pool_add(p, &a));
+    OK(lg_pool_add(p, &b));
+    OK(lg_pool_add(p, &d));
+    CHECK(lg_pool_add(p, &e) == LG_ERR_POOL_FULL);
+    int halts = 0;
+    OK(lg_pool_set_callbacks(p, NULL, on_pool_halt, &halts));
+    /* Slot a loops, slot b does not, slot d loops with another period. */
+    uint64_t slots[3] = {a, b, d};
+    uint32_t tokens[3];
+    uint8_t actions[3];
+    int a_halt = -1, d_halt = -1;
+    for (int i = 0; i < 200; i++) {
+        tokens[0] = 10u + (uint32_t)(i % 8);
+        tokens[1] = 5000u + (uint32_t)i;
+        tokens[2] = 20u + (uint32_t)(i % 13);
+        OK(lg_pool_push(p, slots, tokens, 3, actions));
+        CHECK(actions[1] == LG_ACTION_CONTINUE);
+        if (actions[0] == LG_ACTION_HALT && a_halt < 0) a_halt = i;
+        if (actions[2] == LG_ACTION_HALT && d_halt < 0) d_halt = i;
+    }
+    CHECK(a_halt > 0 && d_halt > 0 && halts == 2);
+    lg_verdict v;
+    v.struct_size = sizeof v;
+    OK(lg_pool_verdict(p, d, &v));
+    CHECK(v.action == LG_ACTION_HALT && v.period == 13);
+    /* A removed slot's id is refused, and a bad id in a batch pushes nothing. */
+    OK(lg_pool_remove(p, a));
+    CHECK(lg_pool_remove(p, a) == LG_ERR_NO_SLOT);
+    CHECK(lg_pool_verdict(p, a, &v) == LG_ERR_NO_SLOT);
+    actions[1] = 77;
+    CHECK(lg_pool_push(p, slots, tokens, 3, actions) == LG_ERR_NO_SLOT);
+    CHECK(actions[1] == 77);
+    CHECK(strlen(lg_pool_last_error(p)) > 0);
+    OK(lg_pool_add(p, &e)); /* reuses a's slot under a new id */
+    CHECK(e != a);
+    OK(lg_pool_reset(p, d));
+    OK(lg_pool_verdict(p, d, &v));
+    CHECK(v.action == LG_ACTION_CONTINUE);
+    CHECK(lg_pool_push(p, NULL, tokens, 1, actions) == LG_ERR_NULL);
+    OK(lg_pool_push(p, NULL, NULL, 0, NULL));
+    CHECK(lg_pool_push(NULL, slots, tokens, 1, actions) == LG_ERR_NULL);
+    lg_pool_free(p);
+}
+
+int main(void) {
+    test_version_and_status();
+    test_config();
+    test_stream();
+    test_null_and_misuse();
+    test_callbacks();
+    test_pool();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("test_stream: all checks passed\n");
+    return 0;
+}
