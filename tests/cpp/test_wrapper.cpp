@@ -1,0 +1,98 @@
+// The C++17 wrapper: RAII, moves, exceptions, callbacks, the pool. Run by tests/c_abi.rs.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "loopguard.hpp"
+
+static int failures = 0;
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                                  \
+        }                                                                                \
+    } while (0)
+
+int main() {
+    // A loop halts, with the evidence.
+    loopguard::Config config;
+    loopguard::Stream stream(config);
+    const char *words[] = {"We", " keep", " saying", " the", " same", " thing", "."};
+    int halted_at = -1;
+    int warns = 0, halts = 0;
+    stream.on([&](uint64_t, const lg_verdict &) { warns++; }, [&](uint64_t, const lg_verdict &v) {
+        halts++;
+        CHECK(v.period == 7);
+    });
+    for (int i = 0; i < 300 && halted_at < 0; i++) {
+        if (stream.push(static_cast<uint32_t>(i % 7), words[i % 7]) == LG_ACTION_HALT) halted_at = i;
+    }
+    CHECK(halted_at > 0 && warns == 1 && halts == 1);
+    CHECK(stream.verdict().kind == LG_KIND_EXACT_LOOP);
+    CHECK(stream.repeated_text().find("same thing") != std::string::npos);
+    CHECK(stream.describe(LG_VERBOSITY_BRIEF).rfind("halt: exact_loop", 0) == 0);
+    CHECK(stream.stats().halted_at == static_cast<uint64_t>(halted_at));
+    CHECK(stream.memory_usage() <= 16 * 1024);
+
+    // Moves transfer ownership; clones copy the state.
+    loopguard::Stream moved(std::move(stream));
+    CHECK(moved.verdict().action == LG_ACTION_HALT);
+    moved.reset();
+    moved.push(1);
+    loopguard::Stream copy = moved.clone();
+    CHECK(copy.stats().symbols == 1);
+
+    // Invalid settings throw, naming the field.
+    loopguard::Config bad;
+    bad.raw().halt_copies = 1;
+    try {
+        loopguard::Stream s(bad);
+        CHECK(false);
+    } catch (const loopguard::Error &e) {
+        CHECK(e.status() == LG_ERR_CONFIG);
+        CHECK(std::string(e.what()).find("halt_copies") != std::string::npos);
+    }
+
+    // Exempt patterns owned by the Config.
+    loopguard::Config exempt;
+    {
+        std::string pattern = "same thing";
+        exempt.add_exempt(pattern);
+    }
+    loopguard::Stream lenient(exempt);
+    bool any_halt = false;
+    for (int i = 0; i < 300; i++) any_halt |= lenient.push(static_cast<uint32_t>(i % 7), words[i % 7]) == LG_ACTION_HALT;
+    CHECK(!any_halt);
+
+    // The pool.
+    loopguard::Pool pool(loopguard::Config(LG_PRESET_BALANCED), 4);
+    std::vector<uint64_t> slots = {pool.add(), pool.add()};
+    std::vector<uint64_t> halted;
+    pool.on(nullptr, [&](uint64_t slot, const lg_verdict &) { halted.push_back(slot); });
+    std::vector<uint8_t> actions;
+    for (uint32_t i = 0; i < 200; i++) pool.push(slots, {i % 9, 10000 + i}, actions);
+    CHECK(halted.size() == 1 && halted[0] == slots[0]);
+    CHECK(pool.verdict(slots[0]).action == LG_ACTION_HALT);
+    pool.remove(slots[1]);
+    try {
+        pool.verdict(slots[1]);
+        CHECK(false);
+    } catch (const loopguard::Error &e) {
+        CHECK(e.status() == LG_ERR_NO_SLOT);
+    }
+
+    // vLLM-compatible settings.
+    loopguard::Stream vllm(loopguard::Config::vllm(1, 8, 3));
+    lg_action a = LG_ACTION_CONTINUE;
+    for (int i = 0; i < 6; i++) a = vllm.push(static_cast<uint32_t>(i % 2));
+    CHECK(a == LG_ACTION_HALT);
+
+    if (failures != 0) {
+        std::fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    std::printf("test_wrapper: all checks passed\n");
+    return 0;
+}
