@@ -11,7 +11,9 @@
 //!   built and reset outside the timed loop);
 //! * a naive tail scan over the same period range (1..=256, three copies), the check vLLM and
 //!   the closed llama.cpp PR run per token, written as tightly as it goes;
-//! * the text path: the corpus text pushed as text alone, in 16-byte chunks and in one chunk.
+//! * the text path: the corpus text pushed as text alone, in 16-byte chunks and in one chunk;
+//! * the C ABI: the same token pushes through `lg_stream_push_token`, and a pool of 256
+//!   sequences advanced one token each per `lg_pool_push` call.
 //!
 //! Each measurement is the median of several rounds. The benchmark checks its own results: the
 //! `vllm_compatible(1, 256, 3)` guard must halt on exactly the tokens the naive scan flags.
@@ -198,6 +200,90 @@ fn main() {
         0
     });
 
+    // The same pushes through the C ABI (the extern "C" functions, called as C would).
+    let cabi_s = {
+        use loopguard::ffi::*;
+        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
+        // SAFETY: init fills the whole struct; the handle lives for this block.
+        let c = unsafe {
+            lg_stream_config_init(c.as_mut_ptr());
+            c.assume_init()
+        };
+        let mut h = std::ptr::null_mut();
+        assert_eq!(unsafe { lg_stream_new(&c, &mut h) }, lg_status::LG_OK);
+        let t = time(rounds, || {
+            let mut acc = 0u64;
+            for s in &streams {
+                unsafe { lg_stream_reset(h) };
+                for &id in &s.ids {
+                    let mut a = lg_action::LG_ACTION_CONTINUE;
+                    unsafe { lg_stream_push_token(h, id, std::ptr::null(), 0, &mut a) };
+                    acc += a as u64;
+                }
+            }
+            acc
+        });
+        unsafe { lg_stream_free(h) };
+        t
+    };
+
+    // A pool of 256 sequences advanced one token each per call, as a batched server does: each
+    // slot plays corpus streams one after another, reset between them.
+    let (pool_s, pool_tokens) = {
+        use loopguard::ffi::*;
+        const SLOTS: usize = 256;
+        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
+        let c = unsafe {
+            lg_stream_config_init(c.as_mut_ptr());
+            c.assume_init()
+        };
+        let mut pool = std::ptr::null_mut();
+        assert_eq!(
+            unsafe { lg_pool_new(&c, SLOTS, &mut pool) },
+            lg_status::LG_OK
+        );
+        let mut slots = vec![0u64; SLOTS];
+        for s in slots.iter_mut() {
+            unsafe { lg_pool_add(pool, s) };
+        }
+        let steps = 2000;
+        let t = time(rounds, || {
+            // Slot k starts on stream k and moves on by SLOTS streams when one ends (the
+            // bookkeeping here is kept to a slice walk per token, so the timing is the pool's).
+            let mut which: Vec<usize> = (0..SLOTS).collect();
+            let mut rest: Vec<&[u32]> = (0..SLOTS)
+                .map(|k| &streams[k % streams.len()].ids[..])
+                .collect();
+            let mut tokens = vec![0u32; SLOTS];
+            let mut actions = vec![0u8; SLOTS];
+            let mut acc = 0u64;
+            for _ in 0..steps {
+                for k in 0..SLOTS {
+                    if rest[k].is_empty() {
+                        which[k] += SLOTS;
+                        rest[k] = &streams[which[k] % streams.len()].ids[..];
+                        unsafe { lg_pool_reset(pool, slots[k]) };
+                    }
+                    tokens[k] = rest[k][0];
+                    rest[k] = &rest[k][1..];
+                }
+                unsafe {
+                    lg_pool_push(
+                        pool,
+                        slots.as_ptr(),
+                        tokens.as_ptr(),
+                        SLOTS,
+                        actions.as_mut_ptr(),
+                    )
+                };
+                acc += actions.iter().map(|&a| a as u64).sum::<u64>();
+            }
+            acc
+        });
+        unsafe { lg_pool_free(pool) };
+        (t, steps * SLOTS)
+    };
+
     let ns = |secs: f64, n: usize| secs * 1e9 / n as f64;
     let (ids_ns, pieces_ns, naive_ns) =
         (ns(ids_s, tokens), ns(pieces_s, tokens), ns(naive_s, tokens));
@@ -211,6 +297,16 @@ fn main() {
     println!(
         "{:44} {:>9.2} ns/token",
         "guard, token ids + pieces", pieces_ns
+    );
+    println!(
+        "{:44} {:>9.2} ns/token",
+        "guard through the C ABI, token ids",
+        ns(cabi_s, tokens)
+    );
+    println!(
+        "{:44} {:>9.2} ns/seq-token",
+        "pool of 256 sequences, batched (C ABI)",
+        ns(pool_s, pool_tokens)
     );
     println!(
         "{:44} {:>9.2} ns/token",
@@ -242,6 +338,16 @@ fn main() {
     println!(
         "target >= 10x the naive scan: {} ({ratio:.1}x)",
         target(ratio >= 10.0)
+    );
+    let cabi_ratio = ns(cabi_s, tokens) / ids_ns;
+    println!(
+        "target C ABI push <= 1.2x the Rust call: {} ({cabi_ratio:.2}x)",
+        target(cabi_ratio <= 1.2)
+    );
+    println!(
+        "target pool batch <= 20 ns per sequence-token: {} ({:.2})",
+        target(ns(pool_s, pool_tokens) <= 20.0),
+        ns(pool_s, pool_tokens)
     );
     println!(
         "target text path <= 3 ns/byte: {} ({:.2})",

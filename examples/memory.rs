@@ -12,4 +12,8 @@ fn main() {
     let g =
         StreamGuard::new(&StreamConfig::new(&StreamSettings::vllm_compatible(1, 256, 3)).unwrap());
     println!("{:10} {} bytes", "vllm(1,256,3)", g.memory_usage());
+    println!(
+        "inline struct: {} bytes",
+        std::mem::size_of::<StreamGuard>()
+    );
 }
