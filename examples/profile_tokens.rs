@@ -37,6 +37,34 @@ fn main() {
     }
     let config = StreamConfig::new(&settings).expect("valid settings");
     let t = std::time::Instant::now();
+    if let Some(n) = std::env::var("POOL")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        // POOL=N: N guards advanced one token each in turn, as a batched server does.
+        let mut guards: Vec<StreamGuard> = (0..n).map(|_| StreamGuard::new(&config)).collect();
+        let mut rest: Vec<&[u32]> = (0..n).map(|k| &streams[k % streams.len()][..]).collect();
+        let mut which: Vec<usize> = (0..n).collect();
+        let (mut acc, steps) = (0u64, reps * 100);
+        let t = std::time::Instant::now();
+        for _ in 0..steps {
+            for k in 0..n {
+                if rest[k].is_empty() {
+                    which[k] += n;
+                    rest[k] = &streams[which[k] % streams.len()][..];
+                    guards[k].reset();
+                }
+                acc += guards[k].push_token(rest[k][0], None).action as u64;
+                rest[k] = &rest[k][1..];
+            }
+        }
+        let per = t.elapsed().as_secs_f64() * 1e9 / (steps * n) as f64;
+        println!(
+            "pool of {n}: {} sequence-tokens, {per:.2} ns each ({acc})",
+            steps * n
+        );
+        return;
+    }
     let mut g = StreamGuard::new(&config);
     let (mut acc, mut symbols) = (0u64, 0u64);
     for _ in 0..reps {

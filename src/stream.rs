@@ -68,21 +68,26 @@ pub struct StreamStats {
 /// A guard is `Send` and `Sync` but all pushes take `&mut self`: move it between threads freely,
 /// use it from one at a time. [`Clone`] copies the whole state (for forked or resumed sequences).
 #[derive(Clone)]
+// Hot fields first (see `Engine`): the verdict, mode and counters a push touches, then the
+// engine, whose own hot fields come first.
+#[repr(C)]
 pub struct StreamGuard {
-    config: StreamConfig,
+    verdict: Verdict,
+    mode: Mode,
+    /// Some text was pushed (pieces or chunks): the token fast path needs to know.
+    has_text: bool,
+    warn_streak: u32,
+    stats: StreamStats,
     engine: Engine,
     text: TextState,
     limits: CharLimits,
-    mode: Mode,
-    verdict: Verdict,
+    config: StreamConfig,
     evidence: Box<[u8]>,
     evidence_len: usize,
     /// (kind, period, onset) of the evidence held, to copy it once per loop rather than per push.
     evidence_key: (LoopKind, u32, u64),
     /// The last finding an exempt pattern excused, to not search again for the same loop.
     exempted: (LoopKind, u32, u64),
-    warn_streak: u32,
-    stats: StreamStats,
 }
 
 impl StreamGuard {
@@ -133,6 +138,7 @@ impl StreamGuard {
             text,
             limits: CharLimits::new(s.char_run_warn, s.char_run_halt, s.separator_run_halt),
             mode: Mode::Fresh,
+            has_text: false,
             verdict: Verdict::default(),
             evidence: vec![0; EVIDENCE_BYTES].into_boxed_slice(),
             evidence_len: 0,
@@ -158,7 +164,7 @@ impl StreamGuard {
         if self.verdict.action == Action::Halt {
             return self.verdict;
         }
-        if piece.is_none() && self.mode == Mode::Tokens && self.text.bytes == 0 {
+        if piece.is_none() && self.mode == Mode::Tokens && !self.has_text {
             // An id without text on a stream that has none: the engine alone.
             let sym = self.engine.pos();
             let level = self.engine.push(id);
@@ -325,6 +331,7 @@ impl StreamGuard {
             self.stats.symbols = self.engine.pos();
         }
         self.stats.bytes = self.text.bytes;
+        self.has_text |= self.text.bytes > 0;
         (used, found, word.0, word.1)
     }
 
@@ -662,6 +669,7 @@ impl StreamGuard {
         self.engine.reset();
         self.text.reset(self.config.inner.breakers.as_ref());
         self.mode = Mode::Fresh;
+        self.has_text = false;
         self.verdict = Verdict::default();
         self.evidence_len = 0;
         self.evidence_key = (LoopKind::None, 0, 0);
