@@ -260,6 +260,30 @@ impl HandleState {
         *self.error.borrow_mut() = CString::new(clean).unwrap_or_default();
     }
 
+    /// `lg_*_set_callbacks` for any handle.
+    fn set_callbacks(
+        &self,
+        on_warn: lg_verdict_callback,
+        on_halt: lg_verdict_callback,
+        user_data: *mut c_void,
+    ) -> lg_status {
+        if let Err(e) = self.enter() {
+            return e;
+        }
+        self.callbacks.set(Callbacks {
+            on_warn,
+            on_halt,
+            user_data,
+        });
+        LG_OK
+    }
+
+    /// `lg_*_last_error` for any handle: valid until the next call on the handle.
+    fn last_error(&self) -> *const c_char {
+        // SAFETY: the message is only replaced by a later call on this handle.
+        unsafe { (*self.error.as_ptr()).as_ptr() }
+    }
+
     /// Checks the handle may be used now.
     fn enter(&self) -> Result<(), lg_status> {
         if self.busy.get() {

@@ -221,19 +221,9 @@ pub unsafe extern "C" fn lg_pool_set_callbacks(
     on_halt: lg_verdict_callback,
     user_data: *mut c_void,
 ) -> lg_status {
-    boundary(|| {
-        let Some(h) = pool.as_ref() else {
-            return LG_ERR_NULL;
-        };
-        if let Err(e) = h.state.enter() {
-            return e;
-        }
-        h.state.callbacks.set(Callbacks {
-            on_warn,
-            on_halt,
-            user_data,
-        });
-        LG_OK
+    boundary(|| match pool.as_ref() {
+        Some(h) => h.state.set_callbacks(on_warn, on_halt, user_data),
+        None => LG_ERR_NULL,
     })
 }
 
@@ -243,6 +233,6 @@ pub unsafe extern "C" fn lg_pool_set_callbacks(
 pub unsafe extern "C" fn lg_pool_last_error(pool: *const lg_pool) -> *const c_char {
     match pool.as_ref() {
         None => c"NULL lg_pool handle".as_ptr(),
-        Some(h) => (*h.state.error.as_ptr()).as_ptr(),
+        Some(h) => h.state.last_error(),
     }
 }

@@ -342,19 +342,9 @@ pub unsafe extern "C" fn lg_stream_set_callbacks(
     on_halt: lg_verdict_callback,
     user_data: *mut c_void,
 ) -> lg_status {
-    boundary(|| {
-        let Some(h) = stream.as_ref() else {
-            return LG_ERR_NULL;
-        };
-        if let Err(e) = h.state.enter() {
-            return e;
-        }
-        h.state.callbacks.set(Callbacks {
-            on_warn,
-            on_halt,
-            user_data,
-        });
-        LG_OK
+    boundary(|| match stream.as_ref() {
+        Some(h) => h.state.set_callbacks(on_warn, on_halt, user_data),
+        None => LG_ERR_NULL,
     })
 }
 
@@ -364,6 +354,6 @@ pub unsafe extern "C" fn lg_stream_set_callbacks(
 pub unsafe extern "C" fn lg_stream_last_error(stream: *const lg_stream) -> *const c_char {
     match stream.as_ref() {
         None => c"NULL lg_stream handle".as_ptr(),
-        Some(h) => (*h.state.error.as_ptr()).as_ptr(),
+        Some(h) => h.state.last_error(),
     }
 }
