@@ -299,16 +299,15 @@ impl StreamGuard {
     /// first word with evidence so that the guard decides on it where it happened. Returns the
     /// bytes used, the text findings, and the word finding with its symbol index.
     fn scan(&mut self, text: &[u8], words: bool) -> (usize, TextFinding, Finding, u64) {
-        let inner = self.config.inner.clone();
+        // Disjoint field borrows: the breaker automaton is read while the engine and text
+        // state change (no reference-count traffic per piece).
+        let breakers = self.config.inner.breakers.as_ref();
         let slack = self.slack();
         let mut word = (Finding::default(), 0u64);
         let engine = &mut self.engine;
-        let (used, found) = self.text.scan(
-            text,
-            words,
-            &self.limits,
-            inner.breakers.as_ref(),
-            |t, event| {
+        let (used, found) = self
+            .text
+            .scan(text, words, &self.limits, breakers, |t, event| {
                 match event {
                     Event::Word(h, start) => {
                         let sym = engine.pos();
@@ -325,8 +324,7 @@ impl StreamGuard {
                     }
                 }
                 false
-            },
-        );
+            });
         if words {
             self.stats.symbols = self.engine.pos();
         }
