@@ -167,13 +167,7 @@ impl StreamGuard {
         if piece.is_none() && self.mode == Mode::Tokens && !self.has_text {
             // An id without text on a stream that has none: the engine alone.
             let sym = self.engine.pos();
-            let level = self.engine.push(id);
-            self.stats.symbols += 1;
-            if level == Action::Continue {
-                return self.quiet(sym);
-            }
-            let f = self.engine.finding();
-            return self.decide(f, sym, TextFinding::default());
+            return self.settle(id, sym, TextFinding::default());
         }
         match self.mode {
             Mode::Text => return self.push_text(piece.unwrap_or_default()),
@@ -181,7 +175,7 @@ impl StreamGuard {
             Mode::Tokens => {}
         }
         let sym = self.engine.pos();
-        if piece.is_some() || self.text.bytes > 0 {
+        if piece.is_some() || self.has_text {
             // Where each token's text begins, for byte offsets and evidence.
             self.text.mark_symbol(sym);
         }
@@ -198,10 +192,15 @@ impl StreamGuard {
                     break;
                 }
             }
-        }
-        if piece.is_some() {
             self.engine.slack = self.slack();
         }
+        self.settle(id, sym, text)
+    }
+
+    /// Pushes `id` into the engine and turns what it and the text detectors found into the
+    /// verdict for symbol `sym`; a push where nothing fired skips the verdict assembly.
+    #[inline]
+    fn settle(&mut self, id: u32, sym: u64, text: TextFinding) -> Verdict {
         let level = self.engine.push(id);
         self.stats.symbols += 1;
         if level == Action::Continue
