@@ -375,11 +375,7 @@ unsafe fn write_sized<T: Copy>(out: *mut T, value: T) -> Result<(), lg_status> {
 pub(crate) fn verdict_to_c(v: &Verdict) -> lg_verdict {
     lg_verdict {
         struct_size: std::mem::size_of::<lg_verdict>(),
-        action: match v.action {
-            Action::Continue => lg_action::LG_ACTION_CONTINUE,
-            Action::Warn => lg_action::LG_ACTION_WARN,
-            Action::Halt => lg_action::LG_ACTION_HALT,
-        },
+        action: action_to_c(v.action),
         kind: match v.kind {
             LoopKind::None => lg_kind::LG_KIND_NONE,
             LoopKind::ExactLoop => lg_kind::LG_KIND_EXACT_LOOP,
@@ -404,8 +400,28 @@ pub(crate) fn verdict_to_c(v: &Verdict) -> lg_verdict {
     }
 }
 
-fn action_to_c(a: Action) -> u8 {
-    a as u8
+fn action_to_c(a: Action) -> lg_action {
+    match a {
+        Action::Continue => lg_action::LG_ACTION_CONTINUE,
+        Action::Warn => lg_action::LG_ACTION_WARN,
+        Action::Halt => lg_action::LG_ACTION_HALT,
+    }
+}
+
+/// Frees a handle made by `Box::into_raw`: NULL does nothing, and neither does a call made from
+/// the handle's own callback (the call that fired it still holds the handle).
+///
+/// # Safety
+/// `handle` must be NULL or a live handle whose state `state` returns.
+unsafe fn free_handle<T>(handle: *mut T, state: impl Fn(&T) -> &HandleState) {
+    let _ = boundary(|| {
+        if let Some(h) = handle.as_ref() {
+            if !state(h).busy.get() {
+                drop(Box::from_raw(handle));
+            }
+        }
+        LG_OK
+    });
 }
 
 fn status_str(status: i32) -> &'static str {

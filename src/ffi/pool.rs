@@ -89,14 +89,7 @@ pub unsafe extern "C" fn lg_pool_new(
 /// own callback.
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_free(pool: *mut lg_pool) {
-    let _ = boundary(|| {
-        if let Some(h) = pool.as_ref() {
-            if !h.state.busy.get() {
-                drop(Box::from_raw(pool));
-            }
-        }
-        LG_OK
-    });
+    free_handle(pool, |h| &h.state);
 }
 
 /// Takes a free slot for a new sequence and writes its id into `*out_slot`. The guard starts
@@ -183,7 +176,7 @@ pub unsafe extern "C" fn lg_pool_push(
                 let g = &mut s.get(id)?.guard;
                 let before = g.verdict().action;
                 let v = g.push_token(tok, None);
-                *act = action_to_c(v.action);
+                *act = action_to_c(v.action) as u8;
                 if fire && v.action != before {
                     // Still inside `run`: the handle is busy, so a callback cannot re-enter.
                     callbacks.fire(id, before, &v);

@@ -57,11 +57,7 @@ impl lg_stream {
         match r {
             Ok(Ok(action)) => {
                 if !out_action.is_null() {
-                    *out_action = match action {
-                        Action::Continue => lg_action::LG_ACTION_CONTINUE,
-                        Action::Warn => lg_action::LG_ACTION_WARN,
-                        Action::Halt => lg_action::LG_ACTION_HALT,
-                    };
+                    *out_action = action_to_c(action);
                 }
                 LG_OK
             }
@@ -107,14 +103,7 @@ pub unsafe extern "C" fn lg_stream_new(
 /// Frees a guard. NULL does nothing, and so does a call from the guard's own callback.
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_free(stream: *mut lg_stream) {
-    let _ = boundary(|| {
-        if let Some(h) = stream.as_ref() {
-            if !h.state.busy.get() {
-                drop(Box::from_raw(stream));
-            }
-        }
-        LG_OK
-    });
+    free_handle(stream, |h| &h.state);
 }
 
 /// Pushes one generated token id with its text piece (`piece` may be NULL with `piece_len` 0
