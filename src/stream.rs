@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
-use crate::text::{is_rule_text, CharLimits, Event, TextFinding, TextState, STARTS};
+use crate::text::{is_rule_text, is_word, CharLimits, Event, TextFinding, TextState, STARTS};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
 /// Bytes of the repeated block kept as evidence.
@@ -504,18 +504,9 @@ impl StreamGuard {
         let Some(start) = self.text_byte(now.saturating_sub(period as u64), now) else {
             return false;
         };
-        let Some((a, b)) = self.text.bytes_from(start) else {
-            return false;
-        };
-        let mut letters = 0;
-        for &c in a.iter().chain(b) {
-            if c.is_ascii_alphabetic() || c >= 0x80 {
-                letters += 1;
-            } else if c != b' ' {
-                return false;
-            }
-        }
-        letters > 0
+        self.text
+            .bytes_from(start)
+            .is_some_and(|(a, b)| is_word([a, b]))
     }
 
     fn is_exempt(&mut self, v: &Verdict, now: u64) -> bool {

@@ -418,10 +418,8 @@ impl TextState {
                 continue;
             };
             // "the the the" arrives as a run of the 4-byte unit "the ": a word, not a character.
-            let word = unit[..period as usize].contains(&b' ')
-                && unit[..period as usize]
-                    .iter()
-                    .any(|&b| CLASS[b as usize] & LETTER != 0);
+            let unit = &unit[..period as usize];
+            let word = unit.contains(&b' ') && is_word([unit, &[]]);
             let f = Finding {
                 level,
                 kind: if word {
@@ -492,6 +490,20 @@ fn is_rule(unit: &[u8]) -> bool {
             _ => false,
         }
     })
+}
+
+/// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
+/// letter.
+pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
+    let mut letters = false;
+    for &c in parts[0].iter().chain(parts[1]) {
+        match CLASS[c as usize] {
+            LETTER => letters = true,
+            _ if c == b' ' => {}
+            _ => return false,
+        }
+    }
+    letters
 }
 
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
