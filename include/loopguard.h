@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// The largest call window an agent guard can be configured to remember.
+#define MAX_AGENT_WINDOW 1024
+
 // The largest period the exact-loop detector can be configured to track.
 #define LG_MAX_PERIOD 4096
 
@@ -50,8 +53,10 @@ enum lg_action
   LG_ACTION_CONTINUE = 0,
   // First evidence of repetition.
   LG_ACTION_WARN = 1,
+  // Do not run this tool call (agent guard only); the session may go on with another.
+  LG_ACTION_BLOCK = 2,
   // The repetition persists: stop generating. Sticky until reset.
-  LG_ACTION_HALT = 2,
+  LG_ACTION_HALT = 3,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_action;

@@ -243,7 +243,7 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
-fn check_u32(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
+pub(crate) fn check_u32(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
     if v < lo || v > hi {
         return Err(ConfigError {
             field,
@@ -255,7 +255,12 @@ fn check_u32(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), Config
 }
 
 /// `0` turns the rule off; anything else must lie in `lo..=hi`.
-fn check_off_or(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
+pub(crate) fn check_off_or(
+    field: &'static str,
+    v: u32,
+    lo: u32,
+    hi: u32,
+) -> Result<(), ConfigError> {
     if v == 0 {
         return Ok(());
     }
@@ -265,7 +270,7 @@ fn check_off_or(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), Con
     })
 }
 
-fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result<(), ConfigError> {
+pub(crate) fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result<(), ConfigError> {
     if !(v >= lo && v <= hi) {
         return Err(ConfigError {
             field,
@@ -276,7 +281,7 @@ fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result<(), Config
     Ok(())
 }
 
-fn check_patterns(field: &'static str, pats: &[String]) -> Result<(), ConfigError> {
+pub(crate) fn check_patterns(field: &'static str, pats: &[String]) -> Result<(), ConfigError> {
     if pats.len() > 64 {
         return Err(ConfigError {
             field,

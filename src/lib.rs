@@ -58,6 +58,7 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod agent;
 mod config;
 mod engine;
 pub mod ffi;
@@ -65,6 +66,10 @@ mod stream;
 mod text;
 mod verdict;
 
+pub use agent::{
+    AgentConfig, AgentGuard, AgentLoopKind, AgentPreset, AgentSettings, AgentStats, AgentVerdict,
+    ChantSettings, Reason, Recommendation, Thresholds, ToolPolicy, MAX_AGENT_WINDOW,
+};
 pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_WINDOW,
     SETTINGS_FIELDS,

@@ -398,7 +398,8 @@ impl StreamGuard {
                 self.stats.first_warn_at.get_or_insert(sym);
                 self.capture_evidence(&v, now);
             }
-            Action::Halt => {
+            // The stream detectors never block; treat it as the halt it would escalate to.
+            Action::Block | Action::Halt => {
                 self.stats.first_warn_at.get_or_insert(sym);
                 self.stats.halted_at = Some(sym);
                 self.capture_evidence(&v, now);

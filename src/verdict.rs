@@ -2,7 +2,11 @@
 
 /// What the caller should do with the stream after this push.
 ///
-/// The order is meaningful: `Continue < Warn < Halt`.
+/// The order is meaningful: `Continue < Warn < Block < Halt`. A [`StreamGuard`] answers
+/// `Continue`, `Warn` or `Halt`; an [`AgentGuard`] also answers `Block`.
+///
+/// [`StreamGuard`]: crate::StreamGuard
+/// [`AgentGuard`]: crate::AgentGuard
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 #[repr(u8)]
 pub enum Action {
@@ -11,18 +15,22 @@ pub enum Action {
     Continue = 0,
     /// First evidence of repetition: log it, surface it, maybe lower the temperature.
     Warn = 1,
+    /// Do not run this tool call: the loop is established (agent guard only). The session may
+    /// go on with a different call.
+    Block = 2,
     /// The repetition persists: stop generating. A halt is sticky until [`reset`].
     ///
     /// [`reset`]: crate::StreamGuard::reset
-    Halt = 2,
+    Halt = 3,
 }
 
 impl Action {
-    /// The lower-case name used in logs and JSON (`"continue"`, `"warn"`, `"halt"`).
+    /// The lower-case name used in logs and JSON (`"continue"`, `"warn"`, `"block"`, `"halt"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Continue => "continue",
             Action::Warn => "warn",
+            Action::Block => "block",
             Action::Halt => "halt",
         }
     }

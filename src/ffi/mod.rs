@@ -77,8 +77,10 @@ pub enum lg_action {
     LG_ACTION_CONTINUE = 0,
     /// First evidence of repetition.
     LG_ACTION_WARN = 1,
+    /// Do not run this tool call (agent guard only); the session may go on with another.
+    LG_ACTION_BLOCK = 2,
     /// The repetition persists: stop generating. Sticky until reset.
-    LG_ACTION_HALT = 2,
+    LG_ACTION_HALT = 3,
 }
 
 /// Which detector produced the evidence.
@@ -404,6 +406,7 @@ fn action_to_c(a: Action) -> lg_action {
     match a {
         Action::Continue => lg_action::LG_ACTION_CONTINUE,
         Action::Warn => lg_action::LG_ACTION_WARN,
+        Action::Block => lg_action::LG_ACTION_BLOCK,
         Action::Halt => lg_action::LG_ACTION_HALT,
     }
 }

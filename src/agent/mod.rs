@@ -1,0 +1,1398 @@
+//! The agent guard: loops of tool calls, errors and messages.
+//!
+//! An agent feeds its [`AgentGuard`] what happens in a session — each tool call before it runs
+//! ([`call`](AgentGuard::call)), its result after ([`result`](AgentGuard::result)), what the
+//! assistant says ([`assistant`](AgentGuard::assistant)), user turns and, optionally, a state
+//! fingerprint — and gets an [`AgentVerdict`] back each time: continue, warn (nudge the model),
+//! block (do not run this call) or halt, with the kind of loop, the evidence and recovery text
+//! for the model.
+//!
+//! Arguments alone only warn: the same call with a changed result is progress (polling, paging,
+//! a test rerun after an edit). Blocks need evidence of no progress — identical results, or the
+//! same error whatever the arguments.
+//!
+//! ```
+//! use loopguard::{Action, AgentConfig, AgentGuard};
+//!
+//! let mut guard = AgentGuard::new(&AgentConfig::default());
+//! let mut last = Action::Continue;
+//! for _ in 0..4 {
+//!     last = guard.call("Bash", br#"{"command": "git status"}"#).action;
+//!     if last == Action::Block {
+//!         break; // do not run it
+//!     }
+//!     guard.result(Some(b"nothing to commit, working tree clean"), None);
+//! }
+//! assert_eq!(last, Action::Block);
+//! let mut brief = String::new();
+//! guard.describe(loopguard::Verbosity::Brief, &mut brief).unwrap();
+//! assert_eq!(brief, "Bash(git status) called 4x");
+//! ```
+//!
+//! # Resource usage
+//!
+//! Memory is bounded by the window (32 calls by default) however long the session: results and
+//! messages are reduced to fingerprints as they arrive, never stored. A call costs one pass over
+//! its arguments plus a scan of the window.
+
+mod args;
+mod chant;
+mod recovery;
+mod settings;
+mod text;
+
+use std::collections::VecDeque;
+
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
+
+pub use chant::ChantSettings;
+pub use settings::{
+    AgentConfig, AgentPreset, AgentSettings, Thresholds, ToolPolicy, MAX_AGENT_WINDOW,
+};
+
+use self::args::{digest, Sketch};
+use self::chant::Chant;
+use self::text::{error_fingerprint, result_fingerprint, WordSet};
+use crate::{Action, StreamGuard};
+
+/// The longest cycle the guard can track.
+const MAX_CYCLE: usize = 8;
+/// Bytes of one assistant message kept for its topic words.
+const MESSAGE_WORDS_BYTES: usize = 16 * 1024;
+/// Evidence steps kept in a verdict.
+const MAX_EVIDENCE: usize = 16;
+
+/// The kind of loop an [`AgentVerdict`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum AgentLoopKind {
+    /// No loop.
+    #[default]
+    None = 0,
+    /// The same call (tool and canonical arguments), back to back or interleaved.
+    IdenticalCall = 1,
+    /// A cycle of 2–8 calls repeated back to back (read → edit → test → read → …).
+    Cycle = 2,
+    /// The same call returning the same result again and again.
+    NoProgress = 3,
+    /// One tool failing with the same error whatever the arguments (a dead end).
+    SameError = 4,
+    /// Two errors taking turns: fixing A causes B, fixing B causes A.
+    WhackAMole = 5,
+    /// Calls whose arguments differ only a little (counters, offsets, spelling).
+    NearDuplicate = 6,
+    /// One tool returning the same result for different arguments.
+    SameResult = 7,
+    /// Messages or thoughts that say the same thing in other words.
+    SemanticRepeat = 8,
+    /// Identical assistant messages with no tool call between them.
+    IdenticalMessages = 9,
+    /// Assistant messages one after another with no tool call.
+    Monologue = 10,
+    /// The state fingerprint going back and forth (A → B → A).
+    Oscillation = 11,
+    /// Degenerate text inside a message (the stream engine's halt).
+    TextDegeneration = 12,
+    /// A chunk of streamed text repeated close together (gemini-cli's rule).
+    ContentChanting = 13,
+    /// Long assistant text with no tool activity for a long time.
+    RunawayText = 14,
+}
+
+impl AgentLoopKind {
+    /// The snake-case name used in logs and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentLoopKind::None => "none",
+            AgentLoopKind::IdenticalCall => "identical_call",
+            AgentLoopKind::Cycle => "cycle",
+            AgentLoopKind::NoProgress => "no_progress",
+            AgentLoopKind::SameError => "same_error",
+            AgentLoopKind::WhackAMole => "whack_a_mole",
+            AgentLoopKind::NearDuplicate => "near_duplicate",
+            AgentLoopKind::SameResult => "same_result",
+            AgentLoopKind::SemanticRepeat => "semantic_repeat",
+            AgentLoopKind::IdenticalMessages => "identical_messages",
+            AgentLoopKind::Monologue => "monologue",
+            AgentLoopKind::Oscillation => "oscillation",
+            AgentLoopKind::TextDegeneration => "text_degeneration",
+            AgentLoopKind::ContentChanting => "content_chanting",
+            AgentLoopKind::RunawayText => "runaway_text",
+        }
+    }
+}
+
+/// What the evidence rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Reason {
+    /// No evidence.
+    #[default]
+    None = 0,
+    /// Repeated arguments; results unknown. Warns (see `args_only_cap`).
+    RepeatedArgs = 1,
+    /// Repeated calls whose results did not change.
+    NoProgress = 2,
+    /// Repeated failures.
+    RepeatedFailure = 3,
+    /// What the assistant wrote.
+    Text = 4,
+    /// The state fingerprint.
+    State = 5,
+}
+
+impl Reason {
+    /// The snake-case name used in logs and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::None => "none",
+            Reason::RepeatedArgs => "repeated_args",
+            Reason::NoProgress => "no_progress",
+            Reason::RepeatedFailure => "repeated_failure",
+            Reason::Text => "text",
+            Reason::State => "state",
+        }
+    }
+}
+
+/// What the guard recommends doing about a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum Recommendation {
+    /// Nothing to do.
+    #[default]
+    None = 0,
+    /// Step back and make a new plan: the same approach will give the same answer.
+    Replan = 1,
+    /// Undo to before the loop and take another path: this path fails.
+    Backtrack = 2,
+    /// Hand over to a person (or a stronger model): the agent cannot get out alone.
+    Escalate = 3,
+}
+
+impl Recommendation {
+    /// The snake-case name used in logs and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Recommendation::None => "none",
+            Recommendation::Replan => "replan",
+            Recommendation::Backtrack => "backtrack",
+            Recommendation::Escalate => "escalate",
+        }
+    }
+}
+
+/// The answer to one agent event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AgentVerdict {
+    /// What to do: `Continue`, `Warn` (tell the model), `Block` (do not run this call) or
+    /// `Halt` (stop the session). A halt is sticky until a reset or a scope-resetting user turn.
+    pub action: Action,
+    /// The loop found.
+    pub kind: AgentLoopKind,
+    /// What the evidence rests on.
+    pub reason: Reason,
+    /// How many times the pattern occurred (calls, errors, messages or turns of a cycle).
+    pub count: u32,
+    /// Calls per turn for cycles (1 for identical calls), 0 otherwise.
+    pub period: u32,
+    /// How sure the guard is, in `[0, 1]`; detectors that agree raise it.
+    pub confidence: f32,
+    /// What to do about it.
+    pub recommendation: Recommendation,
+    /// Detections so far in this scope (this one included): the rung on the escalation ladder.
+    pub strikes: u32,
+    /// Index of the event that produced this verdict (calls and messages count; results
+    /// belong to their call).
+    pub step: u64,
+    /// The call's arguments were not valid JSON (they were compared by their raw bytes).
+    pub args_invalid: bool,
+    /// The call or message at the centre of the loop, e.g. `Bash(git status)`.
+    pub subject: String,
+    /// Steps of the events that are the evidence, oldest first.
+    pub evidence: Vec<u64>,
+    /// The distinct calls already tried in this loop, oldest first.
+    pub tried: Vec<String>,
+}
+
+/// Counters of one session.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AgentStats {
+    /// Events checked (calls, results, messages, user turns, states).
+    pub checks: u64,
+    /// Tool calls seen.
+    pub calls: u64,
+    /// Verdicts other than `Continue`.
+    pub detections: u64,
+    /// `Warn` verdicts.
+    pub warnings: u64,
+    /// `Block` verdicts.
+    pub blocks: u64,
+    /// `Halt` verdicts (the sticky repeats not counted).
+    pub halts: u64,
+    /// Highest strike count reached.
+    pub highest_strike: u32,
+    /// Detections per [`AgentLoopKind`], indexed by its value.
+    pub by_kind: [u64; 15],
+    /// Calls whose arguments were not valid JSON.
+    pub invalid_args: u64,
+}
+
+/// One call in the window.
+#[derive(Clone, Debug)]
+struct CallRec {
+    step: u64,
+    tool: u64,
+    key: u64,
+    sketch: Sketch,
+    /// Result and error together; `None` until the result arrives.
+    outcome: Option<u64>,
+    error: Option<u64>,
+    result_len: usize,
+    /// The outcome was new to the window: the agent learnt something.
+    novel: bool,
+    blocked: bool,
+    exempt: bool,
+    poller: bool,
+    failure_tolerant: bool,
+    label: String,
+}
+
+/// One finding of one detector on one event.
+#[derive(Clone, Debug)]
+struct Finding {
+    kind: AgentLoopKind,
+    action: Action,
+    reason: Reason,
+    count: u32,
+    period: u32,
+    confidence: f32,
+    /// Window indexes of the calls that are the evidence, or message steps (`steps`).
+    calls: Vec<usize>,
+    steps: Vec<u64>,
+    subject: Option<String>,
+}
+
+impl Finding {
+    fn new(kind: AgentLoopKind, action: Action, reason: Reason, count: u32, over: u32) -> Finding {
+        let base = match reason {
+            Reason::RepeatedArgs => 0.5,
+            Reason::NoProgress => 0.8,
+            Reason::RepeatedFailure => 0.7,
+            Reason::Text => 0.75,
+            Reason::State | Reason::None => 0.6,
+        };
+        Finding {
+            kind,
+            action,
+            reason,
+            count,
+            period: 0,
+            confidence: (base + 0.05 * count.saturating_sub(over) as f32).min(0.99),
+            calls: Vec::new(),
+            steps: Vec::new(),
+            subject: None,
+        }
+    }
+}
+
+/// Watches one agent session for loops.
+///
+/// # Thread safety
+///
+/// `Send` and `Sync`; every event takes `&mut self`. Use one guard per session, from one thread
+/// at a time.
+#[derive(Clone)]
+pub struct AgentGuard {
+    config: AgentConfig,
+    enabled: bool,
+    calls: VecDeque<CallRec>,
+    /// `runs[k]`: calls in a row equal to the call `k` before them (a blocked call breaks it).
+    runs: [u32; MAX_CYCLE + 1],
+    messages: VecDeque<(u64, WordSet)>,
+    last_message: Option<u64>,
+    identical_messages: u32,
+    monologue: u32,
+    states: VecDeque<u64>,
+    returns: u32,
+    message_guard: Option<StreamGuard>,
+    message_hash: Xxh3,
+    message_bytes: Vec<u8>,
+    message_open: bool,
+    /// Inside a code fence of the assistant's text: code is not checked for loops.
+    in_code: bool,
+    chant: Chant,
+    runaway_chars: u64,
+    now_ms: Option<u64>,
+    last_tool_ms: Option<u64>,
+    /// Errors before this step do not count (a progress tool succeeded at it).
+    failure_epoch: u64,
+    strikes: u32,
+    blocks: u32,
+    step: u64,
+    verdict: AgentVerdict,
+    stats: AgentStats,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for AgentGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentGuard")
+            .field("enabled", &self.enabled)
+            .field("step", &self.step)
+            .field("calls", &self.calls.len())
+            .field("strikes", &self.strikes)
+            .field("verdict", &self.verdict)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentGuard {
+    /// A guard for one session.
+    pub fn new(config: &AgentConfig) -> AgentGuard {
+        let s = &config.inner.settings;
+        AgentGuard {
+            config: config.clone(),
+            enabled: true,
+            calls: VecDeque::with_capacity(s.window as usize),
+            runs: [0; MAX_CYCLE + 1],
+            messages: VecDeque::with_capacity(s.semantic_window as usize),
+            last_message: None,
+            identical_messages: 0,
+            monologue: 0,
+            states: VecDeque::with_capacity(4),
+            returns: 0,
+            message_guard: config.inner.message.as_ref().map(StreamGuard::new),
+            message_hash: Xxh3::new(),
+            message_bytes: Vec::new(),
+            message_open: false,
+            in_code: false,
+            chant: Chant::new(),
+            runaway_chars: 0,
+            now_ms: None,
+            last_tool_ms: None,
+            failure_epoch: 0,
+            strikes: 0,
+            blocks: 0,
+            step: 0,
+            verdict: AgentVerdict::default(),
+            stats: AgentStats::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The configuration this guard was built with.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    /// Turns detection off (or back on) for the rest of the session. While off, every event
+    /// answers `Continue` and nothing is recorded.
+    pub fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+    }
+
+    /// Whether detection is on.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled
+    }
+
+    /// The last verdict.
+    pub fn verdict(&self) -> &AgentVerdict {
+        &self.verdict
+    }
+
+    /// Counters since construction (a reset keeps them).
+    pub fn stats(&self) -> AgentStats {
+        self.stats
+    }
+
+    /// Forgets the session: windows, counts, strikes and the sticky halt. Stats are kept.
+    pub fn reset(&mut self) {
+        self.calls.clear();
+        self.runs = [0; MAX_CYCLE + 1];
+        self.messages.clear();
+        self.last_message = None;
+        self.identical_messages = 0;
+        self.monologue = 0;
+        self.states.clear();
+        self.returns = 0;
+        self.end_message_text();
+        self.chant.clear();
+        self.runaway_chars = 0;
+        self.last_tool_ms = self.now_ms;
+        self.failure_epoch = self.step;
+        self.strikes = 0;
+        self.blocks = 0;
+        self.verdict = AgentVerdict::default();
+    }
+
+    /// Bytes held by this guard now (bounded by the window, whatever the session length).
+    pub fn memory_usage(&self) -> usize {
+        std::mem::size_of::<AgentGuard>()
+            + self.calls.capacity() * std::mem::size_of::<CallRec>()
+            + self.calls.iter().map(|c| c.label.capacity()).sum::<usize>()
+            + self.messages.capacity() * std::mem::size_of::<(u64, WordSet)>()
+            + self.messages.len() * text::WORDS * 4
+            + self.message_bytes.capacity()
+            + self.scratch.capacity()
+            + self
+                .message_guard
+                .as_ref()
+                .map_or(0, StreamGuard::memory_usage)
+            + self.chant.memory_usage()
+    }
+
+    /// Sets the caller's clock (milliseconds, monotonic) for time-based rules.
+    pub fn tick(&mut self, now_ms: u64) -> &AgentVerdict {
+        self.now_ms = Some(now_ms);
+        self.last_tool_ms.get_or_insert(now_ms);
+        if let Some(f) = self.runaway() {
+            let step = self.step;
+            return self.conclude(vec![f], step, false);
+        }
+        self.quiet()
+    }
+
+    /// A tool call the agent is about to make: `args` is its JSON (any bytes are accepted;
+    /// invalid JSON is compared by its raw bytes and flagged in the verdict).
+    ///
+    /// Returns `Block` when the call should not run. Report what it returned with
+    /// [`result`](Self::result).
+    pub fn call(&mut self, tool: &str, args: &[u8]) -> &AgentVerdict {
+        self.call_with_thought(tool, args, None)
+    }
+
+    /// [`call`](Self::call) with the thought or description the model gave for it, which is
+    /// compared with earlier thoughts and messages.
+    pub fn call_with_thought(
+        &mut self,
+        tool: &str,
+        args: &[u8],
+        thought: Option<&str>,
+    ) -> &AgentVerdict {
+        self.stats.checks += 1;
+        self.stats.calls += 1;
+        let step = self.step;
+        self.step += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        // Tool activity ends the message in progress and the text-only rules.
+        self.end_message_text();
+        self.chant.clear();
+        self.monologue = 0;
+        self.last_message = None;
+        self.identical_messages = 0;
+        self.runaway_chars = 0;
+        self.last_tool_ms = self.now_ms;
+
+        let config = self.config.clone();
+        let s = &config.inner.settings;
+        let policy = s.tools.get(tool);
+        let no_fields: &[String] = &[];
+        let fields = policy.map_or(no_fields, |p| &p.ignored_fields[..]);
+        let d = digest(args, s.canonical_args, [&s.ignored_fields, fields]);
+        if !d.valid {
+            self.stats.invalid_args += 1;
+        }
+        let tool_hash = xxh3_64(tool.as_bytes());
+        let key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
+        let label = match &d.preview {
+            Some(p) => format!("{tool}({p})"),
+            None => format!("{tool}({})", preview_raw(args)),
+        };
+
+        // Runs of calls equal to the one k before; a blocked call matches nothing.
+        for k in 1..=MAX_CYCLE {
+            let prev = self.calls.len().checked_sub(k).map(|i| &self.calls[i]);
+            self.runs[k] = match prev {
+                Some(p) if p.key == key && !p.blocked => self.runs[k] + 1,
+                _ => 0,
+            };
+        }
+        if self.calls.len() == s.window as usize {
+            self.calls.pop_front();
+        }
+        self.calls.push_back(CallRec {
+            step,
+            tool: tool_hash,
+            key,
+            sketch: d.sketch,
+            outcome: None,
+            error: None,
+            result_len: 0,
+            novel: false,
+            blocked: false,
+            exempt: policy.is_some_and(|p| p.exempt),
+            poller: policy.is_some_and(|p| p.poller),
+            failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
+            label,
+        });
+        let me = self.calls.len() - 1;
+        let mut found = Vec::new();
+        if let Some(t) = thought {
+            found.extend(self.semantic(t.as_bytes(), step));
+        }
+        if !self.calls[me].exempt {
+            self.identical(s, me, &mut found);
+            self.interleaved(s, me, &mut found);
+            self.cycle(s, me, &mut found);
+            self.dead_end_at_call(s, me, &mut found);
+            self.near_duplicate(s, me, &mut found);
+        }
+        let v = self.conclude(found, step, !d.valid);
+        if v.action == Action::Block {
+            self.calls[me].blocked = true;
+            if s.reset_after_block {
+                self.runs = [0; MAX_CYCLE + 1];
+            }
+        }
+        &self.verdict
+    }
+
+    /// The result of the most recent call: its output and/or its error message. Results are
+    /// fingerprinted, never stored. A result with no call before it is ignored.
+    pub fn result(&mut self, output: Option<&[u8]>, error: Option<&[u8]>) -> &AgentVerdict {
+        self.stats.checks += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        let Some(me) = self.calls.len().checked_sub(1) else {
+            return self.quiet();
+        };
+        self.last_tool_ms = self.now_ms;
+        let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
+        let error = error.filter(|e| !text::trim_ascii(e).is_empty());
+        let err_fp = error.map(|e| error_fingerprint(e, &mut self.scratch));
+        let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
+        let novel = !self.calls.iter().any(|c| c.outcome == Some(outcome));
+        {
+            let c = &mut self.calls[me];
+            c.outcome = Some(outcome);
+            c.error = err_fp;
+            c.result_len = out_len;
+            c.novel = novel;
+        }
+        let config = self.config.clone();
+        let s = &config.inner.settings;
+        let step = self.calls[me].step;
+        if err_fp.is_none() && self.is_progress_tool(s, me) {
+            self.failure_epoch = step;
+        }
+        // A changed result for the same call is progress: its runs restart.
+        for k in (1..=MAX_CYCLE).filter(|_| s.results_are_progress) {
+            if self.runs[k] > 0 {
+                if let Some(prev) = me.checked_sub(k).map(|i| &self.calls[i]) {
+                    if prev.outcome.is_some_and(|o| o != outcome) {
+                        self.runs[k] = 0;
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        if !self.calls[me].exempt {
+            self.no_progress(s, me, &mut found);
+            if err_fp.is_some() && !self.calls[me].failure_tolerant {
+                self.same_error(s, me, &mut found);
+                self.whack_a_mole(s, me, &mut found);
+            }
+            if err_fp.is_none() {
+                self.same_result(s, me, &mut found);
+            }
+        }
+        // The call already ran: a block becomes a warning now and applies to the next call.
+        for f in &mut found {
+            if f.action == Action::Block {
+                f.action = Action::Warn;
+            }
+        }
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    /// A whole assistant message (text the model wrote, not a tool call).
+    pub fn assistant(&mut self, text: &str) -> &AgentVerdict {
+        let during = self.assistant_chunk(text).clone();
+        self.end_message();
+        if during.action > self.verdict.action {
+            self.verdict = during;
+        }
+        &self.verdict
+    }
+
+    /// Part of a streamed assistant message. Call [`end_message`](Self::end_message) when it is
+    /// complete (a tool call also ends it).
+    pub fn assistant_chunk(&mut self, text: &str) -> &AgentVerdict {
+        self.stats.checks += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        if !self.message_open {
+            self.message_open = true;
+            self.message_hash.reset();
+            self.message_bytes.clear();
+        }
+        self.message_hash.update(text.as_bytes());
+        let room = MESSAGE_WORDS_BYTES.saturating_sub(self.message_bytes.len());
+        self.message_bytes
+            .extend_from_slice(&text.as_bytes()[..room.min(text.len())]);
+        self.runaway_chars += text.chars().count() as u64;
+        let config = self.config.clone();
+        let s = &config.inner.settings;
+        let step = self.step;
+        let mut found = Vec::new();
+        if let Some(f) = self.runaway() {
+            found.push(f);
+        }
+        if let Some(c) = &s.chant {
+            if self.chant.push(c, text).is_some() {
+                let mut f = Finding::new(
+                    AgentLoopKind::ContentChanting,
+                    Action::Warn,
+                    Reason::Text,
+                    c.threshold,
+                    c.threshold,
+                );
+                f.steps.push(step);
+                found.push(f);
+            }
+        }
+        let fences = text.matches("```").count();
+        let was_in_code = self.in_code;
+        self.in_code ^= fences % 2 == 1;
+        // Rules and box drawing are layout, whatever their length.
+        let prose = !was_in_code && !self.in_code && fences == 0 && !chant::is_divider(text);
+        if let Some(g) = self.message_guard.as_mut().filter(|_| prose) {
+            let before = g.verdict().action;
+            let v = g.push_text(text.as_bytes());
+            if v.action == Action::Halt && before != Action::Halt {
+                let copies = v.repeats as u32;
+                let mut f = Finding::new(
+                    AgentLoopKind::TextDegeneration,
+                    s.message_text_action,
+                    Reason::Text,
+                    copies,
+                    3,
+                );
+                f.steps.push(step);
+                f.subject = Some(
+                    String::from_utf8_lossy(g.repeated_text())
+                        .trim()
+                        .chars()
+                        .take(80)
+                        .collect(),
+                );
+                if s.message_text_action != Action::Continue {
+                    found.push(f);
+                }
+            }
+        }
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    /// Ends the streamed assistant message: it counts as one step for the message rules
+    /// (identical messages, monologue, semantic repeats).
+    pub fn end_message(&mut self) -> &AgentVerdict {
+        if !self.message_open || self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        let step = self.step;
+        self.step += 1;
+        let hash = self.message_hash.digest();
+        let bytes = std::mem::take(&mut self.message_bytes);
+        self.end_message_text();
+        let config = self.config.clone();
+        let s = &config.inner.settings;
+        let mut found = Vec::new();
+        self.identical_messages = if self.last_message == Some(hash) {
+            self.identical_messages + 1
+        } else {
+            1
+        };
+        self.last_message = Some(hash);
+        let a = s.identical_messages.action(self.identical_messages);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::IdenticalMessages,
+                a,
+                Reason::Text,
+                self.identical_messages,
+                s.identical_messages.warn,
+            );
+            f.steps.push(step);
+            found.push(f);
+        }
+        self.monologue += 1;
+        let a = s.monologue.action(self.monologue);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::Monologue,
+                a,
+                Reason::Text,
+                self.monologue,
+                s.monologue.warn,
+            );
+            f.steps.push(step);
+            found.push(f);
+        }
+        found.extend(self.semantic(&bytes, step));
+        self.message_bytes = bytes;
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    /// A thought (reasoning the model gave without acting): compared with earlier thoughts and
+    /// messages; it neither counts as a step nor breaks runs of tool calls.
+    pub fn thought(&mut self, text: &str) -> &AgentVerdict {
+        self.stats.checks += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        let step = self.step;
+        let found = self.semantic(text.as_bytes(), step).into_iter().collect();
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    /// A user turn. When `user_resets_scope` is set (the default), detection starts afresh.
+    pub fn user(&mut self, _text: &str) -> &AgentVerdict {
+        self.stats.checks += 1;
+        self.step += 1;
+        if self.config.inner.settings.user_resets_scope {
+            self.reset();
+        }
+        self.quiet_or_halt()
+    }
+
+    /// A fingerprint of the state the agent works on (e.g. a hash of the files it touched),
+    /// reported after each change. Going back and forth between states is a loop.
+    pub fn state(&mut self, fingerprint: u64) -> &AgentVerdict {
+        self.stats.checks += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        let step = self.step;
+        if self.states.back() == Some(&fingerprint) {
+            return self.quiet();
+        }
+        let back2 = self.states.len().checked_sub(2).map(|i| self.states[i]);
+        self.returns = if back2 == Some(fingerprint) {
+            self.returns + 1
+        } else {
+            0
+        };
+        if self.states.len() == 4 {
+            self.states.pop_front();
+        }
+        self.states.push_back(fingerprint);
+        let s = &self.config.inner.settings;
+        let a = s.oscillation.action(self.returns);
+        let mut found = Vec::new();
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::Oscillation,
+                a,
+                Reason::State,
+                self.returns,
+                s.oscillation.warn,
+            );
+            f.period = 2;
+            f.steps.push(step);
+            f.subject = Some(format!("state {fingerprint:016x}"));
+            found.push(f);
+        }
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    // ---- detectors on calls ----
+
+    fn identical(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.identical.is_off() {
+            return;
+        }
+        let count = self.runs[1] + 1;
+        let calls: Vec<usize> = (me + 1 - count as usize..=me).collect();
+        self.args_finding(
+            s,
+            AgentLoopKind::IdenticalCall,
+            s.identical,
+            count,
+            calls,
+            found,
+        );
+    }
+
+    fn interleaved(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.interleaved.is_off() {
+            return;
+        }
+        let key = self.calls[me].key;
+        let lo = (me + 1).saturating_sub(s.interleaved_window as usize);
+        let mut calls = vec![me];
+        for i in (lo..me).rev() {
+            let c = &self.calls[i];
+            if c.key == key {
+                calls.push(i);
+            } else if c.novel {
+                break; // the agent learnt something in between
+            }
+        }
+        if calls.len() as u32 <= self.runs[1] + 1 {
+            return; // back to back: `identical` speaks for it
+        }
+        calls.reverse();
+        let count = calls.len() as u32;
+        self.args_finding(
+            s,
+            AgentLoopKind::IdenticalCall,
+            s.interleaved,
+            count,
+            calls,
+            found,
+        );
+    }
+
+    fn cycle(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.cycle.is_off() {
+            return;
+        }
+        for k in s.cycle_min as usize..=s.cycle_max as usize {
+            let span = self.runs[k] as usize + k;
+            if span < 2 * k || span > me + 1 {
+                continue;
+            }
+            let first = me + 1 - span;
+            // A cycle of one call repeated is an identical call, reported for k = 1 only.
+            if k > 1 && (first..first + k).all(|i| self.calls[i].key == self.calls[me].key) {
+                continue;
+            }
+            let turns = (span.saturating_sub(s.cycle_tail as usize) / k) as u32;
+            let a = s.cycle.action(turns);
+            if a == Action::Continue {
+                continue;
+            }
+            let calls: Vec<usize> = (first..=me).collect();
+            let kind = if k == 1 {
+                AgentLoopKind::IdenticalCall
+            } else {
+                AgentLoopKind::Cycle
+            };
+            let before = found.len();
+            self.args_finding(s, kind, s.cycle, turns, calls, found);
+            if let Some(f) = found.get_mut(before) {
+                f.period = k as u32;
+                if k > 1 {
+                    f.subject = Some(
+                        (first..first + k)
+                            .map(|i| self.calls[i].label.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" → "),
+                    );
+                }
+            }
+            return;
+        }
+    }
+
+    /// A finding on repeated arguments: no progress when every earlier call that has a result
+    /// returned the same one (two at least), arguments alone otherwise (capped).
+    fn args_finding(
+        &self,
+        s: &AgentSettings,
+        kind: AgentLoopKind,
+        t: Thresholds,
+        count: u32,
+        calls: Vec<usize>,
+        found: &mut Vec<Finding>,
+    ) {
+        let mut a = t.action(count);
+        if a == Action::Continue {
+            return;
+        }
+        let me = *calls.last().expect("the current call");
+        let (known, distinct) = outcomes(calls[..calls.len() - 1].iter().map(|&i| &self.calls[i]));
+        if distinct && s.results_are_progress {
+            return; // results changed: progress
+        }
+        let reason = if known >= 2 && !distinct {
+            if self.calls[calls[0]].error.is_some() {
+                Reason::RepeatedFailure
+            } else {
+                Reason::NoProgress
+            }
+        } else {
+            if self.calls[me].poller {
+                return;
+            }
+            a = a.min(s.args_only_cap);
+            Reason::RepeatedArgs
+        };
+        if a == Action::Continue {
+            return;
+        }
+        let mut f = Finding::new(kind, a, reason, count, t.warn.max(1));
+        f.period = 1;
+        f.calls = calls;
+        found.push(f);
+    }
+
+    /// Calls to a tool whose errors reached the block count are blocked whatever the arguments.
+    fn dead_end_at_call(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.same_error.is_off() || self.calls[me].failure_tolerant || me == 0 {
+            return;
+        }
+        let tool = self.calls[me].tool;
+        let last_err = (0..me)
+            .rev()
+            .map(|i| &self.calls[i])
+            .take_while(|c| c.step >= self.failure_epoch)
+            .find(|c| c.tool == tool && c.outcome.is_some());
+        let Some(fp) = last_err.and_then(|c| c.error) else {
+            return; // its last call succeeded
+        };
+        let calls = self.errors_like(s, me, tool, fp, false);
+        let count = calls.len() as u32;
+        let a = s.same_error.action(count);
+        if a >= Action::Block {
+            let mut f = Finding::new(
+                AgentLoopKind::SameError,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                s.same_error.warn,
+            );
+            f.calls = calls;
+            f.calls.push(me);
+            found.push(f);
+        }
+    }
+
+    fn near_duplicate(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.near_duplicate.is_off() || self.calls[me].poller {
+            return;
+        }
+        let c = &self.calls[me];
+        if c.sketch.is_empty() {
+            return;
+        }
+        let lo = (me + 1).saturating_sub(s.near_window as usize);
+        let mut calls: Vec<usize> = (lo..me)
+            .filter(|&i| {
+                let o = &self.calls[i];
+                o.tool == c.tool
+                    && !o.blocked
+                    && o.sketch.similarity(&c.sketch) >= s.near_similarity
+            })
+            .collect();
+        // Only when the arguments differ somewhere: identical calls have their own rules.
+        if calls.iter().all(|&i| self.calls[i].key == c.key) {
+            return;
+        }
+        calls.push(me);
+        let count = calls.len() as u32;
+        let mut a = s.near_duplicate.action(count);
+        if a == Action::Continue {
+            return;
+        }
+        let (known, distinct) = outcomes(calls[..calls.len() - 1].iter().map(|&i| &self.calls[i]));
+        if distinct {
+            return;
+        }
+        let reason = if known >= 2 {
+            Reason::NoProgress
+        } else {
+            a = a.min(s.args_only_cap);
+            Reason::RepeatedArgs
+        };
+        let mut f = Finding::new(
+            AgentLoopKind::NearDuplicate,
+            a,
+            reason,
+            count,
+            s.near_duplicate.warn,
+        );
+        f.calls = calls;
+        found.push(f);
+    }
+
+    // ---- detectors on results ----
+
+    fn no_progress(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let run = self.runs[1] as usize;
+        if run == 0 || (s.no_progress.is_off() && s.failing_repeats.is_off()) {
+            return;
+        }
+        let calls: Vec<usize> = (me - run..=me).collect();
+        let (_, distinct) = outcomes(calls.iter().map(|&i| &self.calls[i]));
+        if distinct || calls.iter().any(|&i| self.calls[i].outcome.is_none()) {
+            return;
+        }
+        let count = calls.len() as u32;
+        let failing = self.calls[me].error.is_some();
+        let (t, reason) = if failing && !s.failing_repeats.is_off() {
+            (s.failing_repeats, Reason::RepeatedFailure)
+        } else {
+            (s.no_progress, Reason::NoProgress)
+        };
+        let a = t.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(AgentLoopKind::NoProgress, a, reason, count, t.warn.max(1));
+            f.period = 1;
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    /// Window indexes of calls to `tool` since the failure epoch that failed with `fp`, oldest
+    /// first; `me` is included when `with_me`.
+    fn errors_like(
+        &self,
+        s: &AgentSettings,
+        me: usize,
+        tool: u64,
+        fp: u64,
+        with_me: bool,
+    ) -> Vec<usize> {
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let end = if with_me { me + 1 } else { me };
+        (lo..end)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error == Some(fp) && c.step >= self.failure_epoch
+            })
+            .collect()
+    }
+
+    fn same_error(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.same_error.is_off() {
+            return;
+        }
+        let c = &self.calls[me];
+        let calls = self.errors_like(s, me, c.tool, c.error.expect("an error"), true);
+        let count = calls.len() as u32;
+        let a = s.same_error.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::SameError,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                s.same_error.warn,
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    fn whack_a_mole(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.whack_a_mole.is_off() {
+            return;
+        }
+        let tool = self.calls[me].tool;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let errors: Vec<usize> = (lo..=me)
+            .rev()
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
+            })
+            .collect();
+        let fp = |j: usize| self.calls[errors[j]].error;
+        if errors.len() < 2 || fp(0) == fp(1) {
+            return;
+        }
+        let mut n = 2;
+        while n < errors.len() && fp(n) == fp(n - 2) {
+            n += 1;
+        }
+        let count = n as u32;
+        let a = s.whack_a_mole.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::WhackAMole,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                s.whack_a_mole.warn,
+            );
+            f.period = 2;
+            f.calls = errors[..n].iter().rev().copied().collect();
+            found.push(f);
+        }
+    }
+
+    fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let c = &self.calls[me];
+        if s.same_result.is_off() || c.result_len < s.same_result_min_len as usize {
+            return;
+        }
+        let lo = (me + 1).saturating_sub(s.near_window as usize);
+        let mut calls: Vec<usize> = (lo..me)
+            .filter(|&i| {
+                let o = &self.calls[i];
+                o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
+            })
+            .collect();
+        calls.push(me);
+        let count = calls.len() as u32;
+        let a = s.same_result.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::SameResult,
+                a,
+                Reason::NoProgress,
+                count,
+                s.same_result.warn,
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    // ---- detectors on text ----
+
+    fn semantic(&mut self, text: &[u8], step: u64) -> Option<Finding> {
+        let s = &self.config.inner.settings;
+        if s.semantic_repeat.is_off() {
+            return None;
+        }
+        let words = WordSet::of(text, &mut self.scratch);
+        if words.is_empty() {
+            return None;
+        }
+        let mut steps: Vec<u64> = self
+            .messages
+            .iter()
+            .filter(|(_, w)| w.jaccard(&words) >= s.semantic_similarity)
+            .map(|(st, _)| *st)
+            .collect();
+        steps.push(step);
+        if self.messages.len() == s.semantic_window as usize {
+            self.messages.pop_front();
+        }
+        self.messages.push_back((step, words));
+        let count = steps.len() as u32;
+        let a = s
+            .semantic_repeat
+            .action(count)
+            .min(s.args_only_cap.max(Action::Warn));
+        if a == Action::Continue {
+            return None;
+        }
+        let mut f = Finding::new(
+            AgentLoopKind::SemanticRepeat,
+            a,
+            Reason::Text,
+            count,
+            s.semantic_repeat.warn,
+        );
+        f.steps = steps;
+        f.subject = Some(
+            String::from_utf8_lossy(text)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .chars()
+                .take(80)
+                .collect(),
+        );
+        Some(f)
+    }
+
+    fn runaway(&self) -> Option<Finding> {
+        let s = &self.config.inner.settings;
+        if s.runaway_chars == 0 || self.runaway_chars < s.runaway_chars as u64 {
+            return None;
+        }
+        let (now, since) = (self.now_ms?, self.last_tool_ms?);
+        if now.saturating_sub(since) < s.runaway_ms as u64 {
+            return None;
+        }
+        let mut f = Finding::new(
+            AgentLoopKind::RunawayText,
+            s.runaway_action,
+            Reason::Text,
+            self.runaway_chars.min(u32::MAX as u64) as u32,
+            s.runaway_chars,
+        );
+        f.confidence = 0.7;
+        f.steps.push(self.step);
+        Some(f)
+    }
+
+    fn end_message_text(&mut self) {
+        self.message_open = false;
+        self.in_code = false;
+        if let Some(g) = &mut self.message_guard {
+            g.reset();
+        }
+    }
+
+    fn is_progress_tool(&self, s: &AgentSettings, me: usize) -> bool {
+        let label = &self.calls[me].label;
+        let tool = label.split('(').next().unwrap_or(label);
+        match s.tools.get(tool) {
+            Some(p) => p.progress,
+            None => self
+                .config
+                .inner
+                .progress
+                .as_ref()
+                .is_some_and(|ac| ac.is_match(tool)),
+        }
+    }
+
+    // ---- verdicts ----
+
+    fn sticky_halt(&self) -> bool {
+        self.verdict.action == Action::Halt
+    }
+
+    fn quiet_or_halt(&mut self) -> &AgentVerdict {
+        if self.sticky_halt() {
+            return &self.verdict;
+        }
+        self.quiet()
+    }
+
+    fn quiet(&mut self) -> &AgentVerdict {
+        self.verdict = AgentVerdict {
+            step: self.step.saturating_sub(1),
+            strikes: self.strikes,
+            ..AgentVerdict::default()
+        };
+        &self.verdict
+    }
+
+    /// Fuses the findings of one event into the verdict and climbs the ladder.
+    fn conclude(&mut self, found: Vec<Finding>, step: u64, args_invalid: bool) -> &AgentVerdict {
+        let s = &self.config.inner.settings;
+        let Some(best) = found
+            .iter()
+            .filter(|f| f.action > Action::Continue)
+            .max_by(|a, b| {
+                a.action
+                    .cmp(&b.action)
+                    .then(b.kind.cmp_rank().cmp(&a.kind.cmp_rank()))
+            })
+            .cloned()
+        else {
+            self.quiet();
+            self.verdict.step = step;
+            self.verdict.args_invalid = args_invalid;
+            return &self.verdict;
+        };
+        // Independent detectors that agree make a loop more certain.
+        let doubt: f32 = found
+            .iter()
+            .filter(|f| f.action > Action::Continue)
+            .map(|f| 1.0 - f.confidence)
+            .product();
+        let confidence = (1.0 - doubt).clamp(0.0, 0.999);
+        let mut action = best.action;
+        self.strikes += 1;
+        if s.halt_after_strikes > 0 && self.strikes >= s.halt_after_strikes {
+            action = Action::Halt;
+        }
+        if action == Action::Block {
+            if s.halt_after_blocks > 0 && self.blocks >= s.halt_after_blocks {
+                action = Action::Halt;
+            }
+            self.blocks += 1;
+        }
+        let recommendation = if action == Action::Halt || self.strikes >= 4 {
+            Recommendation::Escalate
+        } else {
+            match best.kind {
+                AgentLoopKind::SameError
+                | AgentLoopKind::WhackAMole
+                | AgentLoopKind::Oscillation => Recommendation::Backtrack,
+                _ => Recommendation::Replan,
+            }
+        };
+        let mut evidence: Vec<u64> = best
+            .calls
+            .iter()
+            .map(|&i| self.calls[i].step)
+            .chain(best.steps.iter().copied())
+            .collect();
+        if evidence.len() > MAX_EVIDENCE {
+            evidence.drain(..evidence.len() - MAX_EVIDENCE);
+        }
+        let mut tried: Vec<String> = Vec::new();
+        for &i in &best.calls {
+            let l = &self.calls[i].label;
+            if !tried.contains(l) {
+                tried.push(l.clone());
+            }
+        }
+        let subject = best.subject.clone().unwrap_or_else(|| {
+            best.calls
+                .last()
+                .map(|&i| self.calls[i].label.clone())
+                .unwrap_or_default()
+        });
+        self.verdict = AgentVerdict {
+            action,
+            kind: best.kind,
+            reason: best.reason,
+            count: best.count,
+            period: best.period,
+            confidence,
+            recommendation,
+            strikes: self.strikes,
+            step,
+            args_invalid,
+            subject,
+            evidence,
+            tried,
+        };
+        let st = &mut self.stats;
+        st.detections += 1;
+        st.by_kind[best.kind as usize] += 1;
+        st.highest_strike = st.highest_strike.max(self.strikes);
+        match action {
+            Action::Warn => st.warnings += 1,
+            Action::Block => st.blocks += 1,
+            Action::Halt => st.halts += 1,
+            Action::Continue => {}
+        }
+        &self.verdict
+    }
+}
+
+impl AgentLoopKind {
+    /// Which kind names a verdict when detectors tie on the action: the most specific first.
+    fn cmp_rank(self) -> u8 {
+        self as u8
+    }
+}
+
+/// (results known, whether two of them differ) over calls.
+fn outcomes<'a>(calls: impl Iterator<Item = &'a CallRec>) -> (u32, bool) {
+    let (mut known, mut first, mut distinct) = (0, None, false);
+    for c in calls {
+        if let Some(o) = c.outcome {
+            known += 1;
+            match first {
+                None => first = Some(o),
+                Some(f) => distinct |= f != o,
+            }
+        }
+    }
+    (known, distinct)
+}
+
+/// Raw arguments shortened for a message, whitespace collapsed.
+fn preview_raw(args: &[u8]) -> String {
+    let s = String::from_utf8_lossy(args);
+    let mut out: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if out.chars().count() > 60 {
+        out = out.chars().take(60).collect();
+        out.push('…');
+    }
+    out
+}

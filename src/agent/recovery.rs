@@ -1,0 +1,179 @@
+//! What the guard says about a loop: a line for logs, a sentence for a person, and a
+//! `<loop-recovery>` block the agent hands back to the model.
+
+use std::fmt::{self, Write};
+
+use super::{AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
+use crate::{Action, Verbosity};
+
+impl AgentGuard {
+    /// Describes the last verdict into `out`: [`Verbosity::Brief`] is one line for logs
+    /// (`Bash(git status) called 5x`), [`Verbosity::Summary`] one sentence for a person, and
+    /// [`Verbosity::Full`] a `<loop-recovery>` block for the model with the pattern, the
+    /// constraints, suggestions and the escalation level.
+    pub fn describe(&self, verbosity: Verbosity, out: &mut impl Write) -> fmt::Result {
+        let v = &self.verdict;
+        match verbosity {
+            Verbosity::Brief => brief(v, out),
+            Verbosity::Summary => summary(v, out),
+            Verbosity::Full => full(v, self.config.settings().halt_after_blocks, out),
+        }
+    }
+}
+
+fn tool_of(subject: &str) -> &str {
+    subject.split('(').next().unwrap_or(subject)
+}
+
+fn args_of(subject: &str) -> &str {
+    match subject.split_once('(') {
+        Some((_, rest)) => rest.strip_suffix(')').unwrap_or(rest),
+        None => "",
+    }
+}
+
+fn brief(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
+    let (n, s) = (v.count, v.subject.as_str());
+    match v.kind {
+        AgentLoopKind::None => out.write_str("no loop"),
+        AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => write!(out, "{s} called {n}x"),
+        AgentLoopKind::Cycle => write!(out, "cycle of {} calls x{n}: {s}", v.period),
+        AgentLoopKind::SameError => {
+            write!(out, "{} failed {n}x with the same error", tool_of(s))
+        }
+        AgentLoopKind::WhackAMole => {
+            write!(
+                out,
+                "{} alternates between two errors ({n} failures)",
+                tool_of(s)
+            )
+        }
+        AgentLoopKind::NearDuplicate => write!(out, "{n} near-identical {} calls", tool_of(s)),
+        AgentLoopKind::SameResult => {
+            write!(out, "{} returned the same result {n}x", tool_of(s))
+        }
+        AgentLoopKind::SemanticRepeat => write!(out, "the same thought {n}x: {s}"),
+        AgentLoopKind::IdenticalMessages => write!(out, "the same message {n}x"),
+        AgentLoopKind::Monologue => write!(out, "{n} messages without a tool call"),
+        AgentLoopKind::Oscillation => write!(out, "state went back and forth {n}x"),
+        AgentLoopKind::TextDegeneration => write!(out, "degenerate text: \"{s}\""),
+        AgentLoopKind::ContentChanting => write!(out, "repeating content in the response"),
+        AgentLoopKind::RunawayText => write!(out, "{n} characters with no tool call"),
+    }
+}
+
+fn because(r: Reason) -> &'static str {
+    match r {
+        Reason::None => "",
+        Reason::RepeatedArgs => "with the same arguments",
+        Reason::NoProgress => "and got the same result each time",
+        Reason::RepeatedFailure => "and failed the same way each time",
+        Reason::Text => "in its own words",
+        Reason::State => "in the state it works on",
+    }
+}
+
+fn summary(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
+    if v.kind == AgentLoopKind::None {
+        return out.write_str("The agent is not looping.");
+    }
+    out.write_str("The agent is looping: ")?;
+    brief(v, out)?;
+    let why = because(v.reason);
+    if !why.is_empty() && v.reason != Reason::Text {
+        write!(out, " {why}")?;
+    }
+    let next = match v.action {
+        Action::Halt => "the session was halted",
+        Action::Block => "the call was not run",
+        _ => "the model was warned",
+    };
+    write!(
+        out,
+        "; {next} (strike {}, confidence {:.2}). Recommended: {}.",
+        v.strikes,
+        v.confidence,
+        v.recommendation.as_str()
+    )
+}
+
+fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::Result {
+    if v.kind == AgentLoopKind::None {
+        return Ok(());
+    }
+    out.write_str("<loop-recovery>\npattern: ")?;
+    brief(v, out)?;
+    write!(out, " ({}", v.kind.as_str())?;
+    if v.reason != Reason::None {
+        write!(out, ", {}", v.reason.as_str())?;
+    }
+    out.write_str(")\n")?;
+    if !v.evidence.is_empty() {
+        out.write_str("evidence: steps")?;
+        for (i, s) in v.evidence.iter().enumerate() {
+            write!(out, "{}{s}", if i == 0 { " " } else { ", " })?;
+        }
+        out.write_char('\n')?;
+    }
+    if !v.tried.is_empty() {
+        out.write_str("already tried:\n")?;
+        for t in &v.tried {
+            writeln!(out, "- {t}")?;
+        }
+    }
+    out.write_str("constraints:\n")?;
+    let tool = tool_of(&v.subject);
+    let args = args_of(&v.subject);
+    match v.kind {
+        AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => {
+            writeln!(out, "- Do not call {tool} with `{args}` again.")?;
+        }
+        AgentLoopKind::Cycle => {
+            writeln!(out, "- Do not repeat the sequence {} again.", v.subject)?;
+        }
+        AgentLoopKind::SameError | AgentLoopKind::WhackAMole => {
+            writeln!(
+                out,
+                "- Do not call {tool} again until you have changed what makes it fail."
+            )?;
+        }
+        AgentLoopKind::NearDuplicate | AgentLoopKind::SameResult => {
+            writeln!(
+                out,
+                "- Do not call {tool} with small variations of the same arguments."
+            )?;
+        }
+        AgentLoopKind::Oscillation => {
+            out.write_str("- Do not undo your last change again.\n")?;
+        }
+        _ => out.write_str("- Do not repeat what you just wrote.\n")?,
+    }
+    out.write_str("suggestions:\n")?;
+    let suggestions: &[&str] = match v.recommendation {
+        Recommendation::Backtrack => &[
+            "Read the error message again: it did not change, so the cause is not where you are looking.",
+            "Go back to before the first failure and try a different approach or a different tool.",
+        ],
+        Recommendation::Escalate => &[
+            "Stop and tell the user what you tried and where you are stuck.",
+            "Ask for the missing information instead of trying again.",
+        ],
+        _ => &[
+            "State what you expected the repeated step to change, and why it did not.",
+            "Make a new plan that uses what you already learnt; choose a different next step.",
+        ],
+    };
+    for s in suggestions {
+        writeln!(out, "- {s}")?;
+    }
+    let level = match v.action {
+        Action::Halt => "halt: the session stops here",
+        Action::Block => "block: this call was not run; continuing to repeat it halts the session",
+        _ => "warning: the next repeat may be blocked",
+    };
+    write!(out, "escalation: strike {}, {level}", v.strikes)?;
+    if v.action == Action::Block && halt_after_blocks > 0 {
+        write!(out, " (after {halt_after_blocks} blocks)")?;
+    }
+    out.write_str("\n</loop-recovery>")
+}
