@@ -40,6 +40,18 @@
 // `lg_verdict.onset_byte`, `lg_stats.first_warn_at` and `halted_at` when unknown.
 #define LG_UNKNOWN UINT64_MAX
 
+// `lg_tool_policy.flags` bits.
+#define LG_TOOL_EXEMPT 1
+
+// Called again and again by design: only identical results or errors are evidence.
+#define LG_TOOL_POLLER 2
+
+// Its success is progress: failure streaks restart.
+#define LG_TOOL_PROGRESS 4
+
+// Fails as part of normal work: its errors are not dead ends.
+#define LG_TOOL_FAILURE_TOLERANT 8
+
 // Bytes of the repeated block kept as evidence.
 #define LG_EVIDENCE_BYTES 256
 
@@ -61,6 +73,61 @@ enum lg_action
 #ifndef __cplusplus
 typedef uint8_t lg_action;
 #endif // __cplusplus
+
+// The kind of agent loop (`lg_agent_verdict.kind`). Values are only appended.
+enum lg_agent_kind
+#ifdef __cplusplus
+  : uint8_t
+#endif // __cplusplus
+ {
+  // No loop.
+  LG_AGENT_KIND_NONE = 0,
+  // The same call, back to back or interleaved.
+  LG_AGENT_KIND_IDENTICAL_CALL = 1,
+  // A cycle of calls repeated back to back.
+  LG_AGENT_KIND_CYCLE = 2,
+  // The same call returning the same result again and again.
+  LG_AGENT_KIND_NO_PROGRESS = 3,
+  // One tool failing with the same error whatever the arguments.
+  LG_AGENT_KIND_SAME_ERROR = 4,
+  // Two errors taking turns.
+  LG_AGENT_KIND_WHACK_A_MOLE = 5,
+  // Calls whose arguments differ only a little.
+  LG_AGENT_KIND_NEAR_DUPLICATE = 6,
+  // One tool returning the same result for different arguments.
+  LG_AGENT_KIND_SAME_RESULT = 7,
+  // Messages or thoughts that say the same thing.
+  LG_AGENT_KIND_SEMANTIC_REPEAT = 8,
+  // Identical assistant messages with no tool call between them.
+  LG_AGENT_KIND_IDENTICAL_MESSAGES = 9,
+  // Assistant messages one after another with no tool call.
+  LG_AGENT_KIND_MONOLOGUE = 10,
+  // The state fingerprint going back and forth.
+  LG_AGENT_KIND_OSCILLATION = 11,
+  // Degenerate text inside a message.
+  LG_AGENT_KIND_TEXT_DEGENERATION = 12,
+  // A chunk of streamed text repeated close together.
+  LG_AGENT_KIND_CONTENT_CHANTING = 13,
+  // Long text with no tool activity for a long time.
+  LG_AGENT_KIND_RUNAWAY_TEXT = 14,
+};
+#ifndef __cplusplus
+typedef uint8_t lg_agent_kind;
+#endif // __cplusplus
+
+// A named starting point for `lg_agent_config`. Values are only appended.
+typedef enum lg_agent_preset {
+  // Ours: warns on repeated arguments, blocks only on evidence of no progress.
+  LG_AGENT_PRESET_DEFAULT = 0,
+  // gemini-cli's loop detection.
+  LG_AGENT_PRESET_GEMINI_CLI = 1,
+  // OpenHands' stuck detector.
+  LG_AGENT_PRESET_OPENHANDS = 2,
+  // Roo Code's repetition limit.
+  LG_AGENT_PRESET_ROO_CODE = 3,
+  // Cline's loop detection.
+  LG_AGENT_PRESET_CLINE = 4,
+} lg_agent_preset;
 
 // Which detector produced the evidence.
 enum lg_kind
@@ -146,6 +213,10 @@ typedef enum lg_verbosity {
   LG_VERBOSITY_FULL = 2,
 } lg_verbosity;
 
+// One agent session's guard. Opaque: create with `lg_agent_new`, free with `lg_agent_free`.
+// Safe to move between threads, not for concurrent use.
+typedef struct lg_agent lg_agent;
+
 // The sequences of a batched server, one guard per slot, all with one configuration. Opaque:
 // create with `lg_pool_new`, free with `lg_pool_free`. Safe to move between threads, not for
 // concurrent use.
@@ -226,6 +297,193 @@ typedef struct lg_stream_config {
   // Number of exempt patterns (at most 64).
   size_t exempt_len;
 } lg_stream_config;
+
+// Counts at which one rule warns, blocks and halts; 0 = never.
+typedef struct lg_thresholds {
+  // Count that warns.
+  uint32_t warn;
+  // Count that blocks.
+  uint32_t block;
+  // Count that halts.
+  uint32_t halt;
+} lg_thresholds;
+
+// How the guard treats one tool, by exact name.
+typedef struct lg_tool_policy {
+  // The tool's name.
+  struct lg_str name;
+  // `LG_TOOL_*` bits.
+  uint32_t flags;
+  // Argument keys ignored for this tool (may be NULL when the length is 0).
+  const struct lg_str *ignored_fields;
+  // Number of ignored fields.
+  size_t ignored_fields_len;
+} lg_tool_policy;
+
+// Every threshold of an agent guard. Fill it with `lg_agent_config_init` or `_preset`,
+// change fields, pass it to `lg_agent_new`, which copies it (strings included). Fields are
+// only appended; the library reads `min(struct_size, sizeof)` bytes and defaults the rest.
+// Counts include the current event. Field meanings are those of `AgentSettings` in the Rust
+// documentation.
+typedef struct lg_agent_config {
+  // `sizeof(lg_agent_config)` as the caller knows it (set by the init functions).
+  size_t struct_size;
+  // The `lg_agent_preset` the fields were filled from: its lists (ignored fields, progress
+  // patterns) apply while the list pointers below are NULL.
+  int32_t preset;
+  // Calls remembered (8..=1024).
+  uint32_t window;
+  // 1: sort object keys and read 1.0 as 1 before comparing arguments.
+  uint8_t canonical_args;
+  // 1: a changed result for the same call is progress.
+  uint8_t results_are_progress;
+  // 1: after a block the identical-call count starts again.
+  uint8_t reset_after_block;
+  // 1: a user turn starts a new scope.
+  uint8_t user_resets_scope;
+  // The same call back to back.
+  struct lg_thresholds identical;
+  // The same call within `interleaved_window` calls, nothing new learnt in between.
+  struct lg_thresholds interleaved;
+  // Calls looked back over by `interleaved`.
+  uint32_t interleaved_window;
+  // Shortest cycle, in calls (1..=8).
+  uint32_t cycle_min;
+  // Longest cycle, in calls (cycle_min..=8).
+  uint32_t cycle_max;
+  // Full turns of a cycle.
+  struct lg_thresholds cycle;
+  // Extra calls after the last full turn.
+  uint32_t cycle_tail;
+  // One tool failing with the same error whatever the arguments.
+  struct lg_thresholds same_error;
+  // Calls looked back over by `same_error` and `whack_a_mole`.
+  uint32_t error_window;
+  // Errors alternating between two fingerprints.
+  struct lg_thresholds whack_a_mole;
+  // The same call back to back with the same result.
+  struct lg_thresholds no_progress;
+  // The same call back to back failing the same way.
+  struct lg_thresholds failing_repeats;
+  // Near-duplicate arguments.
+  struct lg_thresholds near_duplicate;
+  // Similarity that makes arguments near duplicates (0.1..=1).
+  float near_similarity;
+  // Calls looked back over by `near_duplicate` and `same_result`.
+  uint32_t near_window;
+  // One tool returning the same result for different arguments.
+  struct lg_thresholds same_result;
+  // Results shorter than this never count as the same result.
+  uint32_t same_result_min_len;
+  // Messages or thoughts that repeat each other.
+  struct lg_thresholds semantic_repeat;
+  // Token-set Jaccard that makes two messages repeats (0.1..=1).
+  float semantic_similarity;
+  // Messages looked back over by `semantic_repeat` (2..=64).
+  uint32_t semantic_window;
+  // Identical assistant messages with no tool call between them.
+  struct lg_thresholds identical_messages;
+  // Assistant messages in a row with no tool call.
+  struct lg_thresholds monologue;
+  // Returns of the state fingerprint to an earlier value.
+  struct lg_thresholds oscillation;
+  // Halt span, in words, of the stream engine over message text; 0 = text check off.
+  uint32_t message_text_span;
+  // What a halt of the message-text check becomes (an `lg_action`).
+  uint8_t message_text_action;
+  // The most arguments alone can do (an `lg_action`).
+  uint8_t args_only_cap;
+  // What runaway text does (an `lg_action`).
+  uint8_t runaway_action;
+  // 1: gemini-cli's content-chanting rule is on.
+  uint8_t chant;
+  // Characters per chanting chunk.
+  uint32_t chant_chunk;
+  // Sightings of a chunk that make a loop.
+  uint32_t chant_threshold;
+  // Maximum mean distance between sightings, in chunks.
+  uint32_t chant_spread;
+  // Characters of chanting history kept.
+  uint32_t chant_history;
+  // Characters without tool activity that, with `runaway_ms`, make runaway text; 0 = off.
+  uint32_t runaway_chars;
+  // Milliseconds without tool activity for `runaway_chars`.
+  uint32_t runaway_ms;
+  // Halt at this many detections in the scope; 0 = off.
+  uint32_t halt_after_strikes;
+  // Halt when this many calls were blocked and the agent goes on; 0 = off.
+  uint32_t halt_after_blocks;
+  // Argument keys ignored for every tool, replacing the preset's list when not NULL.
+  const struct lg_str *ignored_fields;
+  // Number of ignored fields (at most 64).
+  size_t ignored_fields_len;
+  // Tool-name patterns whose success is progress, replacing the preset's when not NULL.
+  const struct lg_str *progress_patterns;
+  // Number of progress patterns (at most 64).
+  size_t progress_patterns_len;
+  // Per-tool policies (may be NULL when the length is 0).
+  const struct lg_tool_policy *tools;
+  // Number of tool policies (at most 4096).
+  size_t tools_len;
+} lg_agent_config;
+
+// The answer to an agent event. Set `struct_size` to `sizeof(lg_agent_verdict)` first.
+typedef struct lg_agent_verdict {
+  // `sizeof(lg_agent_verdict)` as the caller knows it.
+  size_t struct_size;
+  // An `lg_action`: continue, warn, block (do not run this call) or halt.
+  lg_action action;
+  // An `lg_agent_kind`.
+  lg_agent_kind kind;
+  // What the evidence rests on: 0 none, 1 repeated arguments, 2 no progress, 3 repeated
+  // failure, 4 text, 5 state.
+  uint8_t reason;
+  // What to do: 0 nothing, 1 replan, 2 backtrack, 3 escalate.
+  uint8_t recommendation;
+  // 1 when the call's arguments were not valid JSON.
+  uint8_t args_invalid;
+  // How many times the pattern occurred.
+  uint32_t count;
+  // Calls per turn for cycles (1 for identical calls), 0 otherwise.
+  uint32_t period;
+  // Detections so far in this scope: the rung on the escalation ladder.
+  uint32_t strikes;
+  // How sure the guard is, in [0, 1].
+  float confidence;
+  // Index of the event that produced this verdict.
+  uint64_t step;
+  // Number of evidence steps (`lg_agent_evidence` copies them).
+  uint64_t evidence_len;
+} lg_agent_verdict;
+
+// Counters of an agent session. Set `struct_size` first.
+typedef struct lg_agent_stats {
+  // `sizeof(lg_agent_stats)` as the caller knows it.
+  size_t struct_size;
+  // Events checked.
+  uint64_t checks;
+  // Tool calls seen.
+  uint64_t calls;
+  // Verdicts other than continue.
+  uint64_t detections;
+  // Warn verdicts.
+  uint64_t warnings;
+  // Block verdicts.
+  uint64_t blocks;
+  // Halt verdicts.
+  uint64_t halts;
+  // Calls whose arguments were not valid JSON.
+  uint64_t invalid_args;
+  // Highest strike count reached.
+  uint32_t highest_strike;
+  // Detections per `lg_agent_kind`, indexed by its value.
+  uint64_t by_kind[15];
+} lg_agent_stats;
+
+// Called synchronously from an agent event: `on_warn` on every warn or block verdict (each is
+// a nudge to pass on), `on_halt` once when the session halts. `verdict` is valid only during
+// the call. The rules of `lg_verdict_callback` apply.
+typedef void (*lg_agent_callback)(void *user_data, const struct lg_agent_verdict *verdict);
 
 // The answer to a push. Set `struct_size` to `sizeof(lg_verdict)` before passing it: the
 // library writes only the fields that fit, so structs from older headers keep working.
@@ -313,6 +571,121 @@ enum lg_status lg_stream_config_vllm(struct lg_stream_config *config,
 enum lg_status lg_stream_config_validate(const struct lg_stream_config *config,
                                          char *buf,
                                          size_t buf_len);
+
+// Fills `*config` with our default settings and sets its `struct_size`. O(1).
+enum lg_status lg_agent_config_init(struct lg_agent_config *config);
+
+// Fills `*config` with a preset (an `lg_agent_preset` value). The preset's lists (ignored
+// fields, progress patterns) apply while the config's list pointers stay NULL.
+// `LG_ERR_INVALID_ARGUMENT` for an unknown preset. O(1).
+enum lg_status lg_agent_config_preset(struct lg_agent_config *config, int32_t preset);
+
+// Checks a config; on an invalid one returns `LG_ERR_CONFIG` and writes a NUL-terminated
+// message naming the field into `buf` (truncated to fit). Allocates while it runs.
+enum lg_status lg_agent_config_validate(const struct lg_agent_config *config,
+                                        char *buf,
+                                        size_t buf_len);
+
+// Creates a guard for one agent session from `*config` (copied) into `*out`.
+// `LG_ERR_CONFIG` for an invalid config. Free it with `lg_agent_free`.
+enum lg_status lg_agent_new(const struct lg_agent_config *config, struct lg_agent **out);
+
+// Frees a guard. NULL does nothing, and so does a call from the guard's own callback.
+void lg_agent_free(struct lg_agent *agent);
+
+// A tool call the agent is about to make: the tool's name and its JSON arguments (any bytes;
+// invalid JSON is compared raw and flagged in the verdict). `LG_ACTION_BLOCK` in
+// `*out_action` means: do not run it. O(args_len + window).
+enum lg_status lg_agent_call(struct lg_agent *agent,
+                             const uint8_t *tool,
+                             size_t tool_len,
+                             const uint8_t *args,
+                             size_t args_len,
+                             lg_action *out_action);
+
+// The result of the most recent call: its output and its error message, either NULL for none.
+// Results are fingerprinted, never stored. O(output_len + error_len + window).
+enum lg_status lg_agent_result(struct lg_agent *agent,
+                               const uint8_t *output,
+                               size_t output_len,
+                               const uint8_t *error,
+                               size_t error_len,
+                               lg_action *out_action);
+
+// A whole assistant message.
+enum lg_status lg_agent_message(struct lg_agent *agent,
+                                const uint8_t *message,
+                                size_t message_len,
+                                lg_action *out_action);
+
+// Part of a streamed assistant message; end it with `lg_agent_end_message` (a call ends it
+// too).
+enum lg_status lg_agent_message_chunk(struct lg_agent *agent,
+                                      const uint8_t *chunk,
+                                      size_t chunk_len,
+                                      lg_action *out_action);
+
+// Ends the streamed assistant message.
+enum lg_status lg_agent_end_message(struct lg_agent *agent, lg_action *out_action);
+
+// A thought: compared with earlier thoughts and messages, not a step.
+enum lg_status lg_agent_thought(struct lg_agent *agent,
+                                const uint8_t *thought,
+                                size_t thought_len,
+                                lg_action *out_action);
+
+// A user turn; starts a new scope when the config says so.
+enum lg_status lg_agent_user(struct lg_agent *agent,
+                             const uint8_t *message,
+                             size_t message_len,
+                             lg_action *out_action);
+
+// A fingerprint of the state the agent works on, after each change.
+enum lg_status lg_agent_state(struct lg_agent *agent, uint64_t fingerprint, lg_action *out_action);
+
+// The caller's clock, in milliseconds, for time-based rules.
+enum lg_status lg_agent_tick(struct lg_agent *agent, uint64_t now_ms, lg_action *out_action);
+
+// Turns detection off (0) or on (1) for the session.
+enum lg_status lg_agent_set_enabled(struct lg_agent *agent, uint8_t enabled);
+
+// Forgets the session (windows, counts, strikes, a halt). Stats are kept.
+enum lg_status lg_agent_reset(struct lg_agent *agent);
+
+// Writes the last verdict into `*out` (set `out->struct_size` first). O(1).
+enum lg_status lg_agent_get_verdict(const struct lg_agent *agent, struct lg_agent_verdict *out);
+
+// Copies up to `cap` evidence steps of the last verdict (oldest first) into `out` and writes
+// how many there are into `*out_len`.
+enum lg_status lg_agent_evidence(const struct lg_agent *agent,
+                                 uint64_t *out,
+                                 size_t cap,
+                                 size_t *out_len);
+
+// Describes the last verdict into `buf` (NUL-terminated, truncated to fit) at a verbosity:
+// brief (`Bash(git status) called 5x`), summary, or full (the `<loop-recovery>` block for the
+// model). Writes the full length needed into `*out_len` when not NULL.
+enum lg_status lg_agent_describe(const struct lg_agent *agent,
+                                 int32_t verbosity,
+                                 char *buf,
+                                 size_t buf_len,
+                                 size_t *out_len);
+
+// Writes the session's counters into `*out` (set `out->struct_size` first). O(1).
+enum lg_status lg_agent_get_stats(const struct lg_agent *agent, struct lg_agent_stats *out);
+
+// Writes the bytes the guard holds now into `*out` (bounded by the window).
+enum lg_status lg_agent_memory_usage(const struct lg_agent *agent, size_t *out);
+
+// Sets the callbacks (either may be NULL) and their user data: `on_warn` on every warn or
+// block verdict, `on_halt` when the session halts.
+enum lg_status lg_agent_set_callbacks(struct lg_agent *agent,
+                                      lg_agent_callback on_warn,
+                                      lg_agent_callback on_halt,
+                                      void *user_data);
+
+// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL.
+const char *lg_agent_last_error(const struct lg_agent *agent);
 
 // Creates a pool of `capacity` slots (1..=65536), each a guard built from `*config` (copied),
 // into `*out`. Allocates every guard now (about 16 KiB each), so that adding, removing and

@@ -174,7 +174,10 @@ fn the_c_abi_push_and_pool_batch_never_allocate() {
                     256,
                     actions.as_mut_ptr(),
                 );
-                halts += actions.iter().filter(|&&x| x == lg_action::LG_ACTION_HALT as u8).count();
+                halts += actions
+                    .iter()
+                    .filter(|&&x| x == lg_action::LG_ACTION_HALT as u8)
+                    .count();
             }
         });
         assert_eq!(n, 0);

@@ -119,13 +119,24 @@ fn the_header_compiles_alone_as_c99_and_cpp17() {
     }
 }
 
+/// The C test programs in `tests/c/`, each with its own `main`.
+const C_TESTS: [&str; 2] = ["test_stream", "test_agent"];
+
 #[test]
 fn c_tests_pass() {
     if !have("gcc") {
         return;
     }
-    let exe = build("plain", "gcc", "c99", &["tests/c/test_stream.c"], &[]);
-    assert!(run(&mut Command::new(&exe)).contains("all checks passed"));
+    for t in C_TESTS {
+        let exe = build(
+            &format!("plain-{t}"),
+            "gcc",
+            "c99",
+            &[&format!("tests/c/{t}.c")],
+            &[],
+        );
+        assert!(run(&mut Command::new(&exe)).contains("all checks passed"));
+    }
 }
 
 #[test]
@@ -138,9 +149,17 @@ fn c_tests_pass_under_asan_and_ubsan() {
         "-fno-sanitize-recover=all",
         "-fno-omit-frame-pointer",
     ];
-    let exe = build("asan", "gcc", "c99", &["tests/c/test_stream.c"], &flags);
-    let out = run(Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1"));
-    assert!(out.contains("all checks passed"));
+    for t in C_TESTS {
+        let exe = build(
+            &format!("asan-{t}"),
+            "gcc",
+            "c99",
+            &[&format!("tests/c/{t}.c")],
+            &flags,
+        );
+        let out = run(Command::new(&exe).env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1"));
+        assert!(out.contains("all checks passed"));
+    }
 }
 
 #[test]
@@ -148,19 +167,27 @@ fn c_tests_pass_under_valgrind() {
     if !have("gcc") || !have("valgrind") {
         return;
     }
-    let exe = build("valgrind", "gcc", "c99", &["tests/c/test_stream.c"], &[]);
-    let out = run(Command::new("valgrind")
-        .args([
-            "--error-exitcode=9",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect",
-        ])
-        .args(["--show-leak-kinds=definite,indirect"])
-        .arg(&exe));
-    assert!(
-        out.contains("all checks passed") && out.contains("ERROR SUMMARY: 0 errors"),
-        "{out}"
-    );
+    for t in C_TESTS {
+        let exe = build(
+            &format!("valgrind-{t}"),
+            "gcc",
+            "c99",
+            &[&format!("tests/c/{t}.c")],
+            &[],
+        );
+        let out = run(Command::new("valgrind")
+            .args([
+                "--error-exitcode=9",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite,indirect",
+            ])
+            .args(["--show-leak-kinds=definite,indirect"])
+            .arg(&exe));
+        assert!(
+            out.contains("all checks passed") && out.contains("ERROR SUMMARY: 0 errors"),
+            "{out}"
+        );
+    }
 }
 
 #[test]

@@ -119,3 +119,124 @@ fn the_c_path_gives_the_rust_verdicts() {
         lg_stream_free(s);
     }
 }
+
+fn agent_config() -> lg_agent_config {
+    let mut c = std::mem::MaybeUninit::<lg_agent_config>::uninit();
+    assert_eq!(unsafe { lg_agent_config_init(c.as_mut_ptr()) }, LG_OK);
+    unsafe { c.assume_init() }
+}
+
+#[test]
+fn agent_functions_reject_null_and_misuse() {
+    unsafe {
+        let mut a = lg_action::LG_ACTION_CONTINUE;
+        let null = ptr::null_mut::<lg_agent>();
+        let t = b"tool";
+        assert_eq!(
+            lg_agent_call(null, t.as_ptr(), 4, ptr::null(), 0, &mut a),
+            LG_ERR_NULL
+        );
+        assert_eq!(
+            lg_agent_result(null, ptr::null(), 0, ptr::null(), 0, &mut a),
+            LG_ERR_NULL
+        );
+        assert_eq!(lg_agent_message(null, ptr::null(), 0, &mut a), LG_ERR_NULL);
+        assert_eq!(lg_agent_user(null, ptr::null(), 0, &mut a), LG_ERR_NULL);
+        assert_eq!(lg_agent_state(null, 1, &mut a), LG_ERR_NULL);
+        assert_eq!(lg_agent_reset(null), LG_ERR_NULL);
+        let mut n = 0usize;
+        assert_eq!(lg_agent_memory_usage(null, &mut n), LG_ERR_NULL);
+        assert!(!lg_agent_last_error(null).is_null());
+        lg_agent_free(null);
+
+        let cfg = agent_config();
+        let mut h = ptr::null_mut();
+        assert_eq!(lg_agent_new(&cfg, ptr::null_mut()), LG_ERR_NULL);
+        assert_eq!(lg_agent_new(&cfg, &mut h), LG_OK);
+        // A NULL buffer with a length is an error and leaves `a` alone.
+        a = lg_action::LG_ACTION_HALT;
+        assert_eq!(
+            lg_agent_call(h, ptr::null(), 3, t.as_ptr(), 4, &mut a),
+            LG_ERR_NULL
+        );
+        assert_eq!(a, lg_action::LG_ACTION_HALT);
+        assert!(!std::ffi::CStr::from_ptr(lg_agent_last_error(h)).is_empty());
+        // Invalid UTF-8 names and arguments are accepted.
+        let bad = [0xffu8, 0xfe, 0x80];
+        assert_eq!(
+            lg_agent_call(h, bad.as_ptr(), 3, bad.as_ptr(), 3, &mut a),
+            LG_OK
+        );
+        assert_eq!(a, lg_action::LG_ACTION_CONTINUE);
+        let mut v: lg_agent_verdict = std::mem::zeroed();
+        v.struct_size = std::mem::size_of::<lg_agent_verdict>();
+        assert_eq!(lg_agent_get_verdict(h, &mut v), LG_OK);
+        assert_eq!(v.args_invalid, 1);
+        assert_eq!(
+            lg_agent_describe(h, 7, ptr::null_mut(), 0, &mut n),
+            LG_ERR_INVALID_ARGUMENT
+        );
+        assert_eq!(lg_agent_describe(h, 0, ptr::null_mut(), 0, &mut n), LG_OK);
+        assert_eq!(lg_agent_set_enabled(h, 0), LG_OK);
+        lg_agent_free(h);
+
+        // Out-of-range config values are config errors.
+        let mut bad_cfg = agent_config();
+        bad_cfg.preset = 99;
+        assert_eq!(lg_agent_new(&bad_cfg, &mut h), LG_ERR_CONFIG);
+        let mut bad_cfg = agent_config();
+        bad_cfg.near_similarity = f32::NAN;
+        assert_eq!(lg_agent_new(&bad_cfg, &mut h), LG_ERR_CONFIG);
+        let mut bad_cfg = agent_config();
+        bad_cfg.tools_len = 3;
+        assert_eq!(lg_agent_new(&bad_cfg, &mut h), LG_ERR_CONFIG);
+    }
+}
+
+#[test]
+fn the_agent_c_path_gives_the_rust_verdicts() {
+    use loopguard::{AgentConfig, AgentGuard};
+    let calls = [
+        ("read", r#"{"p":"a"}"#, "x", None),
+        ("read", r#"{"p":"a"}"#, "x", None),
+        ("build", "{}", "", Some("error E0308 at src/a.rs:10")),
+        ("read", r#"{"p":"a"}"#, "x", None),
+        ("build", "{}", "", Some("error E0308 at src/b.rs:12")),
+        (
+            "build",
+            r#"{"v":1}"#,
+            "",
+            Some("error E0308 at src/c.rs:99"),
+        ),
+        ("read", r#"{"p":"a"}"#, "x", None),
+        ("build", r#"{"v":2}"#, "", Some("error E0308 at src/d.rs:1")),
+        ("build", r#"{"v":3}"#, "", None),
+    ];
+    let mut g = AgentGuard::new(&AgentConfig::default());
+    let cfg = agent_config();
+    unsafe {
+        let mut h = ptr::null_mut();
+        assert_eq!(lg_agent_new(&cfg, &mut h), LG_OK);
+        for (tool, args, out, err) in calls {
+            let want = g.call(tool, args.as_bytes()).action;
+            let mut a = lg_action::LG_ACTION_CONTINUE;
+            let (t, ar) = (tool.as_bytes(), args.as_bytes());
+            assert_eq!(
+                lg_agent_call(h, t.as_ptr(), t.len(), ar.as_ptr(), ar.len(), &mut a),
+                LG_OK
+            );
+            assert_eq!(a as u8, want as u8, "{tool} {args}");
+            let want = g
+                .result(Some(out.as_bytes()), err.map(str::as_bytes))
+                .action;
+            let (ep, el) = err.map_or((ptr::null(), 0), |e| (e.as_ptr(), e.len()));
+            assert_eq!(
+                lg_agent_result(h, out.as_ptr(), out.len(), ep, el, &mut a),
+                LG_OK
+            );
+            assert_eq!(a as u8, want as u8, "result of {tool}");
+        }
+        lg_agent_free(h);
+    }
+    assert!(g.stats().detections > 0);
+}

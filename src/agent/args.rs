@@ -28,11 +28,14 @@ const TAG_RAW: u64 = 0x0072_6177;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Sketch {
     len: u8,
+    /// Bit `f % 64` of every feature ever inserted: a quick upper bound on overlaps.
+    mask: u64,
     items: [u32; SKETCH],
 }
 
 impl Sketch {
     pub(crate) fn insert(&mut self, f: u32) {
+        self.mask |= 1 << (f % 64);
         let n = self.len as usize;
         let at = match self.items[..n].binary_search(&f) {
             Ok(_) => return,
@@ -56,6 +59,18 @@ impl Sketch {
 
     fn as_slice(&self) -> &[u32] {
         &self.items[..self.len as usize]
+    }
+
+    /// `similarity(other) >= threshold`, rejecting most dissimilar pairs from the masks alone.
+    pub(crate) fn at_least(&self, other: &Sketch, threshold: f32) -> bool {
+        let (a, b) = (self.len as u32, other.len as u32);
+        if a > 0 && b > 0 {
+            let both = (self.mask & other.mask).count_ones().min(a.min(b));
+            if (both as f32) < threshold * a.max(b) as f32 {
+                return false;
+            }
+        }
+        self.similarity(other) >= threshold
     }
 
     /// Estimated Jaccard similarity: exact while both sets fit the sketch.
@@ -165,7 +180,10 @@ impl Walk<'_> {
 
     fn string(&mut self, path: u64, s: &str) -> u64 {
         if self.leaves == 0 {
-            let mut p: String = s.chars().take(PREVIEW_CHARS).collect();
+            let mut p = match s.char_indices().nth(PREVIEW_CHARS) {
+                Some((cut, _)) => s[..cut].to_owned(),
+                None => s.to_owned(),
+            };
             if p.len() < s.len() {
                 p.push('…');
             }
@@ -367,6 +385,12 @@ mod tests {
         assert!((a.sketch.similarity(&c.sketch) - 1.0 / 3.0).abs() < 1e-6);
         let e = d(r#"{"path":"src/foo2.ts","start_line":50}"#);
         assert!(a.sketch.similarity(&e.sketch) < 0.5);
+        for (x, y) in [(&a, &b), (&a, &c), (&a, &e), (&b, &c)] {
+            for th in [0.1, 0.3, 0.5, 0.8, 1.0] {
+                let exact = x.sketch.similarity(&y.sketch) >= th;
+                assert_eq!(x.sketch.at_least(&y.sketch, th), exact);
+            }
+        }
     }
 
     #[test]

@@ -503,11 +503,12 @@ impl AgentGuard {
             None => format!("{tool}({})", preview_raw(args)),
         };
 
-        // Runs of calls equal to the one k before; a blocked call matches nothing.
+        // Runs of calls equal to the one k before. A blocked call repeated is the agent
+        // insisting, unless blocks restart the count (Roo Code).
         for k in 1..=MAX_CYCLE {
             let prev = self.calls.len().checked_sub(k).map(|i| &self.calls[i]);
             self.runs[k] = match prev {
-                Some(p) if p.key == key && !p.blocked => self.runs[k] + 1,
+                Some(p) if p.key == key && !(p.blocked && s.reset_after_block) => self.runs[k] + 1,
                 _ => 0,
             };
         }
@@ -814,7 +815,12 @@ impl AgentGuard {
             return;
         }
         let count = self.runs[1] + 1;
-        let calls: Vec<usize> = (me + 1 - count as usize..=me).collect();
+        if s.identical.action(count) == Action::Continue {
+            return;
+        }
+        // The run may be longer than the window: the evidence is what the window holds.
+        let first = (me + 1).saturating_sub(count as usize);
+        let calls: Vec<usize> = (first..=me).collect();
         self.args_finding(
             s,
             AgentLoopKind::IdenticalCall,
@@ -831,6 +837,10 @@ impl AgentGuard {
         }
         let key = self.calls[me].key;
         let lo = (me + 1).saturating_sub(s.interleaved_window as usize);
+        let seen = (lo..me).filter(|&i| self.calls[i].key == key).count() + 1;
+        if (seen as u32) < s.interleaved.first() {
+            return;
+        }
         let mut calls = vec![me];
         for i in (lo..me).rev() {
             let c = &self.calls[i];
@@ -861,17 +871,17 @@ impl AgentGuard {
         }
         for k in s.cycle_min as usize..=s.cycle_max as usize {
             let span = self.runs[k] as usize + k;
-            if span < 2 * k || span > me + 1 {
-                continue;
-            }
-            let first = me + 1 - span;
-            // A cycle of one call repeated is an identical call, reported for k = 1 only.
-            if k > 1 && (first..first + k).all(|i| self.calls[i].key == self.calls[me].key) {
+            if span < 2 * k || k > me {
                 continue;
             }
             let turns = (span.saturating_sub(s.cycle_tail as usize) / k) as u32;
-            let a = s.cycle.action(turns);
-            if a == Action::Continue {
+            if s.cycle.action(turns) == Action::Continue {
+                continue;
+            }
+            // The run may be longer than the window: the evidence is what the window holds.
+            let first = (me + 1).saturating_sub(span);
+            // A cycle of one call repeated is an identical call, reported for k = 1 only.
+            if k > 1 && (first..first + k).all(|i| self.calls[i].key == self.calls[me].key) {
                 continue;
             }
             let calls: Vec<usize> = (first..=me).collect();
@@ -913,7 +923,23 @@ impl AgentGuard {
             return;
         }
         let me = *calls.last().expect("the current call");
-        let (known, distinct) = outcomes(calls[..calls.len() - 1].iter().map(|&i| &self.calls[i]));
+        // Calls `period` apart are the same call: compare their results position by position.
+        let period = if kind == AgentLoopKind::Cycle {
+            (calls.len() - 1).min(self.cycle_period_of(&calls))
+        } else {
+            1
+        };
+        let (known, distinct) = (0..period.max(1))
+            .map(|p| {
+                outcomes(
+                    calls[..calls.len() - 1]
+                        .iter()
+                        .skip(p)
+                        .step_by(period.max(1))
+                        .map(|&i| &self.calls[i]),
+                )
+            })
+            .fold((0, false), |(k, d), (k2, d2)| (k + k2, d || d2));
         if distinct && s.results_are_progress {
             return; // results changed: progress
         }
@@ -937,6 +963,15 @@ impl AgentGuard {
         f.period = 1;
         f.calls = calls;
         found.push(f);
+    }
+
+    /// The smallest period of a run of calls (the run passed to `args_finding` for cycles).
+    fn cycle_period_of(&self, calls: &[usize]) -> usize {
+        (1..calls.len())
+            .find(|&k| {
+                (k..calls.len()).all(|j| self.calls[calls[j]].key == self.calls[calls[j - k]].key)
+            })
+            .unwrap_or(calls.len())
     }
 
     /// Calls to a tool whose errors reached the block count are blocked whatever the arguments.
@@ -982,9 +1017,7 @@ impl AgentGuard {
         let mut calls: Vec<usize> = (lo..me)
             .filter(|&i| {
                 let o = &self.calls[i];
-                o.tool == c.tool
-                    && !o.blocked
-                    && o.sketch.similarity(&c.sketch) >= s.near_similarity
+                o.tool == c.tool && !o.blocked && o.sketch.at_least(&c.sketch, s.near_similarity)
             })
             .collect();
         // Only when the arguments differ somewhere: identical calls have their own rules.
@@ -1226,7 +1259,8 @@ impl AgentGuard {
     fn end_message_text(&mut self) {
         self.message_open = false;
         self.in_code = false;
-        if let Some(g) = &mut self.message_guard {
+        // A reset clears 16 KiB: only when some text went in.
+        if let Some(g) = self.message_guard.as_mut().filter(|g| g.stats().bytes > 0) {
             g.reset();
         }
     }
@@ -1386,13 +1420,33 @@ fn outcomes<'a>(calls: impl Iterator<Item = &'a CallRec>) -> (u32, bool) {
     (known, distinct)
 }
 
-/// Raw arguments shortened for a message, whitespace collapsed.
+/// Raw arguments shortened for a message, whitespace collapsed: at most 60 bytes.
 fn preview_raw(args: &[u8]) -> String {
-    let s = String::from_utf8_lossy(args);
-    let mut out: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if out.chars().count() > 60 {
-        out = out.chars().take(60).collect();
-        out.push('…');
+    let mut out = Vec::with_capacity(64);
+    for &b in args {
+        if out.len() == 60 {
+            break;
+        }
+        if !b.is_ascii_whitespace() {
+            out.push(b);
+        } else if out.last().is_some_and(|l| *l != b' ') {
+            out.push(b' ');
+        }
     }
-    out
+    // Cut back to a character boundary; invalid bytes are replaced.
+    let mut s = match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut v = e.into_bytes();
+            if v.len() - valid < 4 && v.len() == 60 {
+                v.truncate(valid);
+            }
+            String::from_utf8_lossy(&v).into_owned()
+        }
+    };
+    if s.len() < args.len() && args.len() > 60 {
+        s.push('…');
+    }
+    s
 }

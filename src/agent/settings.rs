@@ -47,6 +47,15 @@ impl Thresholds {
         }
     }
 
+    /// The smallest count that does something (`u32::MAX` when off).
+    pub(crate) fn first(&self) -> u32 {
+        [self.warn, self.block, self.halt]
+            .into_iter()
+            .filter(|&t| t > 0)
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
     pub(crate) fn is_off(&self) -> bool {
         self.warn == 0 && self.block == 0 && self.halt == 0
     }

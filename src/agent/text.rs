@@ -65,15 +65,17 @@ pub(crate) fn error_fingerprint(error: &[u8], scratch: &mut Vec<u8>) -> u64 {
             i += 1;
             continue;
         }
-        // One word: up to the next whitespace or bracket.
+        // One word: up to the next whitespace or bracket (an unclosed bracket is a word).
         let start = i;
+        i += 1;
         while i < error.len()
             && !error[i].is_ascii_whitespace()
             && !matches!(error[i], b'"' | b'`' | b'[' | b'(' | b'{' | b'<')
         {
             i += 1;
         }
-        push_word(&error[start..i], scratch);
+        let room = ERROR_PREFIX - scratch.len();
+        push_word(&error[start..i.min(start + room)], scratch);
     }
     while scratch.last() == Some(&b' ') {
         scratch.pop();
@@ -223,6 +225,10 @@ mod tests {
             fp("ImportError: cannot import y")
         );
         assert_eq!(fp(""), fp("   "));
+        // Unclosed quotes and brackets are plain characters.
+        assert_ne!(fp("bad \"quote"), fp("bad (paren"));
+        fp(&"\"".repeat(10_000));
+        fp(&"[(".repeat(10_000));
     }
 
     #[test]

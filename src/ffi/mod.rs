@@ -29,9 +29,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::{Action, LoopKind, Preset, StreamSettings, Unit, Verbosity, Verdict};
 
+mod agent;
 mod pool;
 mod stream;
 
+pub use agent::*;
 pub use pool::*;
 pub use stream::*;
 

@@ -1,0 +1,591 @@
+//! The agent guard: behaviour of each rule, its policies, bad input, bounded memory, and its
+//! quality on a bundled sample of real ReAct trajectories with hand labels.
+
+use loopguard::{
+    Action, AgentConfig, AgentGuard, AgentLoopKind, AgentPreset, AgentSettings, Reason,
+    Recommendation, ToolPolicy, Verbosity,
+};
+use serde_json::Value;
+
+fn guard() -> AgentGuard {
+    AgentGuard::new(&AgentConfig::default())
+}
+
+fn with(f: impl FnOnce(&mut AgentSettings)) -> AgentGuard {
+    let mut s = AgentSettings::default();
+    f(&mut s);
+    AgentGuard::new(&AgentConfig::new(&s).unwrap())
+}
+
+/// Calls `tool(args)` and reports `result` / `error`; returns the call's verdict action and
+/// the result's.
+fn step(g: &mut AgentGuard, tool: &str, args: &str, out: &str, err: Option<&str>) -> [Action; 2] {
+    let a = g.call(tool, args.as_bytes()).action;
+    let b = g
+        .result(Some(out.as_bytes()), err.map(str::as_bytes))
+        .action;
+    [a, b]
+}
+
+#[test]
+fn identical_calls_warn_then_block_on_no_progress_then_halt() {
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for _ in 0..9 {
+        actions.push(step(&mut g, "Bash", r#"{"command":"git status"}"#, "clean", None)[0]);
+    }
+    use Action::*;
+    assert_eq!(
+        actions,
+        [Continue, Continue, Warn, Block, Block, Block, Halt, Halt, Halt]
+    );
+    let v = g.verdict();
+    assert_eq!(v.kind, AgentLoopKind::IdenticalCall);
+    assert_eq!(v.reason, Reason::NoProgress);
+    assert_eq!(v.recommendation, Recommendation::Escalate);
+    assert_eq!(v.tried, ["Bash(git status)"]);
+    let st = g.stats();
+    assert_eq!((st.warnings, st.blocks, st.halts, st.calls), (1, 3, 1, 9));
+}
+
+#[test]
+fn arguments_alone_only_warn() {
+    let mut g = guard();
+    for i in 0..10 {
+        let v = g.call("read_file", br#"{"path": "a.rs"}"#);
+        assert!(v.action <= Action::Warn, "call {i}: {v:?}");
+    }
+    assert_eq!(g.verdict().reason, Reason::RepeatedArgs);
+}
+
+#[test]
+fn changing_results_are_progress() {
+    // Polling, paging, `date`: identical arguments, new data every time.
+    let mut g = guard();
+    for i in 0..50 {
+        let a = step(
+            &mut g,
+            "read_output",
+            r#"{"session":"s1"}"#,
+            &format!("chunk {i}"),
+            None,
+        );
+        assert_eq!(a, [Action::Continue; 2], "poll {i}");
+    }
+    // Tests rerun after different edits: new failures each time.
+    let mut g = guard();
+    for i in 0..10 {
+        let e = step(
+            &mut g,
+            "edit",
+            &format!(r#"{{"file":"a.rs","line":{i}}}"#),
+            "ok",
+            None,
+        );
+        let t = step(&mut g, "test", "{}", &format!("{} failed", 10 - i), None);
+        assert!(e[0] < Action::Block && t[0] < Action::Block, "round {i}");
+    }
+}
+
+#[test]
+fn the_same_error_whatever_the_arguments_is_a_dead_end() {
+    let mut g = guard();
+    let mut seen = Vec::new();
+    for path in [
+        "/etc/shadow",
+        "/root/.ssh/id_rsa",
+        "/var/log/auth.log",
+        "/etc/sudoers",
+        "/x",
+    ] {
+        let args = format!(r#"{{"command":"cat {path}"}}"#);
+        seen.push(
+            step(
+                &mut g,
+                "Bash",
+                &args,
+                "",
+                Some(&format!("cat: {path}: Permission denied")),
+            )[1],
+        );
+    }
+    assert_eq!(seen[2], Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
+    assert_eq!(g.verdict().recommendation, Recommendation::Backtrack);
+    assert_eq!(g.verdict().tried.len(), 5);
+    // The next Bash call is blocked, whatever it is.
+    let v = g.call("Bash", br#"{"command":"sudo cat /etc/shadow"}"#);
+    assert_eq!(
+        (v.action, v.kind),
+        (Action::Block, AgentLoopKind::SameError)
+    );
+}
+
+#[test]
+fn a_progress_tool_restarts_failure_streaks() {
+    // fix → retest is never stopped.
+    let mut g = guard();
+    for i in 0..10 {
+        let fix = step(
+            &mut g,
+            "apply_patch",
+            &format!(r#"{{"patch":"v{i}"}}"#),
+            "applied",
+            None,
+        );
+        let test = step(
+            &mut g,
+            "run_tests",
+            "{}",
+            "",
+            Some("1 failed: test_parse (line 42)"),
+        );
+        assert_eq!(fix[0], Action::Continue, "fix {i}");
+        assert!(
+            test[0] < Action::Block && test[1] < Action::Block,
+            "retest {i}"
+        );
+    }
+}
+
+#[test]
+fn whack_a_mole() {
+    let mut g = guard();
+    let errors = ["TypeError: x is undefined", "ImportError: cannot import y"];
+    let mut first = None;
+    for i in 0..6 {
+        let a = step(
+            &mut g,
+            "build",
+            &format!(r#"{{"try":"{i}"}}"#),
+            "",
+            Some(errors[i % 2]),
+        );
+        if a[1] > Action::Continue && first.is_none() {
+            first = Some((i, g.verdict().kind));
+        }
+    }
+    assert_eq!(first, Some((3, AgentLoopKind::WhackAMole)));
+}
+
+#[test]
+fn cycles_count_whole_turns() {
+    let mut g = guard();
+    let calls = [
+        ("read", r#"{"f":"a"}"#),
+        ("edit", r#"{"f":"a"}"#),
+        ("test", "{}"),
+    ];
+    let mut first = None;
+    for i in 0..7 {
+        let (t, a) = calls[i % 3];
+        let v = g.call(t, a.as_bytes()).clone();
+        if v.action > Action::Continue && first.is_none() {
+            first = Some((i, v.kind, v.period));
+            break;
+        }
+        g.result(Some(b"same"), None);
+    }
+    // Two full turns and one more call: read edit test read edit test read.
+    assert_eq!(first, Some((6, AgentLoopKind::Cycle, 3)));
+    let mut brief = String::new();
+    g.describe(Verbosity::Brief, &mut brief).unwrap();
+    assert!(brief.starts_with("cycle of 3 calls"), "{brief}");
+}
+
+#[test]
+fn near_duplicates_warn_only() {
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for line in [1, 50, 100, 150, 200] {
+        actions.push(
+            g.call(
+                "read_file",
+                format!(r#"{{"path":"src/foo.ts","start_line":{line}}}"#).as_bytes(),
+            )
+            .action,
+        );
+    }
+    assert_eq!(actions[..2], [Action::Continue; 2]);
+    assert!(
+        actions[2..].iter().all(|&a| a == Action::Warn),
+        "{actions:?}"
+    );
+    assert_eq!(g.verdict().kind, AgentLoopKind::NearDuplicate);
+    // Different files are different targets.
+    let mut g = guard();
+    for i in 0..6 {
+        let v = g.call(
+            "read_file",
+            format!(r#"{{"path":"src/file{i}.ts"}}"#).as_bytes(),
+        );
+        assert_eq!(v.action, Action::Continue);
+    }
+}
+
+#[test]
+fn canonical_arguments_and_ignored_fields() {
+    let mut g = guard();
+    let variants = [
+        r#"{"a": 1, "b": [1, 2], "request_id": "r1"}"#,
+        r#"{"b": [1, 2], "a": 1.0, "request_id": "r2"}"#,
+        r#"{"request_id": "r3", "a": 1, "b": [1,2]}"#,
+    ];
+    for v in variants {
+        g.call("t", v.as_bytes());
+    }
+    assert_eq!(g.verdict().kind, AgentLoopKind::IdenticalCall);
+    assert_eq!(g.verdict().count, 3);
+    // `id` stays significant; per-tool fields can be ignored.
+    let mut g = with(|s| {
+        s.tool(
+            "fetch",
+            ToolPolicy {
+                ignored_fields: vec!["page_token".into()],
+                ..Default::default()
+            },
+        );
+    });
+    for i in 0..3 {
+        g.call("get", format!(r#"{{"id": {i}}}"#).as_bytes());
+        g.call(
+            "fetch",
+            format!(r#"{{"url":"u","page_token":"{i}"}}"#).as_bytes(),
+        );
+    }
+    assert_eq!(g.verdict().kind, AgentLoopKind::IdenticalCall);
+    assert_eq!(g.verdict().subject, "fetch(u)");
+}
+
+#[test]
+fn policies_exempt_poller_tolerant_and_the_off_switch() {
+    let policies = |s: &mut AgentSettings| {
+        s.tool(
+            "status",
+            ToolPolicy {
+                poller: true,
+                ..Default::default()
+            },
+        );
+        s.tool(
+            "noop",
+            ToolPolicy {
+                exempt: true,
+                ..Default::default()
+            },
+        );
+        s.tool(
+            "lint",
+            ToolPolicy {
+                failure_tolerant: true,
+                ..Default::default()
+            },
+        );
+    };
+    let mut g = with(policies);
+    for _ in 0..10 {
+        assert_eq!(g.call("noop", b"{}").action, Action::Continue);
+        assert_eq!(g.result(Some(b"x"), None).action, Action::Continue);
+    }
+    let mut g = with(policies);
+    for _ in 0..10 {
+        assert_eq!(g.call("status", b"{}").action, Action::Continue);
+    }
+    for i in 0..10 {
+        let a = step(
+            &mut g,
+            "lint",
+            &format!(r#"{{"f":"{i}"}}"#),
+            "",
+            Some("E501 line too long"),
+        );
+        assert_eq!(a, [Action::Continue; 2]);
+    }
+    // A poller whose results stop changing is stuck all the same.
+    let mut g = with(policies);
+    let mut worst = Action::Continue;
+    for _ in 0..6 {
+        worst = worst.max(step(&mut g, "status", "{}", "pending", None)[0]);
+    }
+    assert_eq!(worst, Action::Block);
+    let mut g = guard();
+    g.set_enabled(false);
+    for _ in 0..10 {
+        assert_eq!(step(&mut g, "x", "{}", "y", None), [Action::Continue; 2]);
+    }
+}
+
+#[test]
+fn a_user_turn_starts_a_new_scope() {
+    let mut g = guard();
+    for _ in 0..7 {
+        step(&mut g, "t", "{}", "r", None);
+    }
+    assert_eq!(g.verdict().action, Action::Halt);
+    g.user("try something else");
+    assert_eq!(g.call("t", b"{}").action, Action::Continue);
+    let mut g = with(|s| s.user_resets_scope = false);
+    for _ in 0..3 {
+        step(&mut g, "t", "{}", "r", None);
+    }
+    g.user("go on");
+    assert_eq!(g.call("t", b"{}").action, Action::Block);
+}
+
+#[test]
+fn messages_thoughts_and_state() {
+    let mut g = guard();
+    let m = "I will now mark the task as complete after checking the test file.";
+    let actions: Vec<Action> = (0..3).map(|_| g.assistant(m).action).collect();
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SemanticRepeat);
+    // Paraphrases share their topic words.
+    let mut g = guard();
+    g.thought("I need to check whether the config file exists before I edit it");
+    g.thought("Let me check if the config file exists, then edit it");
+    assert_eq!(
+        g.thought("Check the config file exists before I edit").kind,
+        AgentLoopKind::SemanticRepeat
+    );
+    // Monologue: six different messages and no tool.
+    let mut g = guard();
+    let topics = ["apples", "rivers", "engines", "poems", "stars", "cables"];
+    let last: Vec<Action> = topics
+        .iter()
+        .map(|t| g.assistant(&format!("Thinking about {t} now.")).action)
+        .collect();
+    assert_eq!(last[5], Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::Monologue);
+    // A → B → A → B.
+    let mut g = guard();
+    let seq: Vec<Action> = [1u64, 2, 1, 2, 1]
+        .iter()
+        .map(|&s| g.state(s).action)
+        .collect();
+    assert_eq!(
+        seq,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Warn,
+            Action::Block
+        ]
+    );
+    assert_eq!(g.verdict().kind, AgentLoopKind::Oscillation);
+}
+
+#[test]
+fn degenerate_text_inside_a_message() {
+    let mut g = guard();
+    let mut kinds = Vec::new();
+    for _ in 0..40 {
+        let v = g.assistant_chunk("The answer is the answer is the answer is ");
+        if v.action > Action::Continue {
+            kinds.push(v.kind);
+        }
+    }
+    assert!(!kinds.is_empty());
+    // Code is not analysed.
+    let mut g = guard();
+    g.assistant_chunk("```python\n");
+    for _ in 0..100 {
+        assert_eq!(
+            g.assistant_chunk("x = compute(x)\n").action,
+            Action::Continue
+        );
+    }
+}
+
+#[test]
+fn recovery_text_at_three_verbosities() {
+    let mut g = guard();
+    for _ in 0..3 {
+        step(&mut g, "Bash", r#"{"command":"git status"}"#, "clean", None);
+    }
+    assert_eq!(
+        g.call("Bash", br#"{"command":"git status"}"#).action,
+        Action::Block
+    );
+    let mut brief = String::new();
+    let mut summary = String::new();
+    let mut full = String::new();
+    g.describe(Verbosity::Brief, &mut brief).unwrap();
+    g.describe(Verbosity::Summary, &mut summary).unwrap();
+    g.describe(Verbosity::Full, &mut full).unwrap();
+    assert_eq!(brief, "Bash(git status) called 4x");
+    assert!(
+        summary.contains("the call was not run") && summary.contains("Recommended:"),
+        "{summary}"
+    );
+    assert!(full.starts_with("<loop-recovery>") && full.ends_with("</loop-recovery>"));
+    assert!(
+        full.contains("Do not call Bash with `git status` again."),
+        "{full}"
+    );
+    assert!(full.contains("escalation: strike 2"), "{full}");
+}
+
+#[test]
+fn bad_input_is_recorded_not_fatal() {
+    let mut g = guard();
+    for _ in 0..3 {
+        let v = g.call("t", b"{not json");
+        assert!(v.args_invalid);
+    }
+    assert_eq!(g.verdict().kind, AgentLoopKind::IdenticalCall);
+    assert_eq!(g.stats().invalid_args, 3);
+    // Deep nesting, huge arguments and results, invalid UTF-8: bounded and quiet.
+    let deep = "[".repeat(100_000) + &"]".repeat(100_000);
+    assert!(g.call("t", deep.as_bytes()).args_invalid);
+    let big = format!(r#"{{"content":"{}"}}"#, "a".repeat(10 << 20));
+    assert!(!g.call("write", big.as_bytes()).args_invalid);
+    let huge = vec![b'x'; 10 << 20];
+    g.result(Some(&huge), Some(&huge));
+    g.call("t", &[0xff, 0xfe, 0x00]);
+    g.result(Some(&[0xff, 0xc0]), Some(&[0xed, 0xa0, 0x80]));
+    g.assistant_chunk("\u{0}\u{fffd}");
+    assert!(g.memory_usage() < 1 << 20, "{}", g.memory_usage());
+    // A result with no call is ignored.
+    let mut g = guard();
+    assert_eq!(g.result(Some(b"x"), None).action, Action::Continue);
+}
+
+#[test]
+fn memory_is_bounded_by_the_window() {
+    let mut g = guard();
+    let mut peak = 0;
+    for i in 0..100_000u32 {
+        g.call(
+            "t",
+            format!(r#"{{"i":"{i}","pad":"{}"}}"#, "p".repeat((i % 50) as usize)).as_bytes(),
+        );
+        g.result(Some(format!("r{i}").as_bytes()), None);
+        if i % 7 == 0 {
+            g.assistant(&format!("note {i} about things"));
+        }
+        if i >= 1000 {
+            peak = peak.max(g.memory_usage());
+        }
+    }
+    let at_1000 = {
+        let mut g = guard();
+        for i in 0..1000u32 {
+            g.call(
+                "t",
+                format!(r#"{{"i":"{i}","pad":"{}"}}"#, "p".repeat(49)).as_bytes(),
+            );
+            g.result(Some(format!("r{i}").as_bytes()), None);
+            g.assistant(&format!("note {i} about things"));
+        }
+        g.memory_usage()
+    };
+    assert!(peak <= at_1000 * 2, "{peak} vs {at_1000}");
+}
+
+#[test]
+fn settings_are_validated() {
+    type Change = Box<dyn Fn(&mut AgentSettings)>;
+    let bad: Vec<(&str, Change)> = vec![
+        ("window", Box::new(|s| s.window = 0)),
+        ("window", Box::new(|s| s.window = 1 << 20)),
+        ("cycle_max", Box::new(|s| s.cycle_max = 99)),
+        (
+            "near_similarity",
+            Box::new(|s| s.near_similarity = f32::NAN),
+        ),
+        (
+            "interleaved_window",
+            Box::new(|s| s.interleaved_window = 1000),
+        ),
+        ("runaway_ms", Box::new(|s| s.runaway_ms = 0)),
+        (
+            "ignored_fields",
+            Box::new(|s| s.ignored_fields.push(String::new())),
+        ),
+    ];
+    for (field, f) in bad {
+        let mut s = AgentSettings::default();
+        f(&mut s);
+        assert_eq!(AgentConfig::new(&s).unwrap_err().field, field);
+    }
+    for p in ["default", "gemini-cli", "openhands", "roo_code", "cline"] {
+        let preset = AgentPreset::from_name(p).unwrap();
+        AgentConfig::new(&AgentSettings::preset(preset)).unwrap();
+    }
+}
+
+#[test]
+fn openhands_preset_halts_when_stuck() {
+    let config = AgentConfig::preset(AgentPreset::OpenHands);
+    // Four identical action + observation pairs.
+    let mut g = AgentGuard::new(&config);
+    let got: Vec<Action> = (0..4)
+        .map(|_| step(&mut g, "run", r#"{"cmd":"ls"}"#, "a b", None)[1])
+        .collect();
+    assert_eq!(
+        got,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Halt
+        ]
+    );
+    // Three identical failing actions.
+    let mut g = AgentGuard::new(&config);
+    let got: Vec<Action> = (0..3)
+        .map(|_| step(&mut g, "run", r#"{"cmd":"x"}"#, "", Some("not found"))[1])
+        .collect();
+    assert_eq!(got[2], Action::Halt);
+    // Three identical agent messages with no action.
+    let mut g = AgentGuard::new(&config);
+    let got: Vec<Action> = (0..3)
+        .map(|_| g.assistant("I am thinking.").action)
+        .collect();
+    assert_eq!(got[2], Action::Halt);
+    // A/B over six steps.
+    let mut g = AgentGuard::new(&config);
+    let got: Vec<Action> = (0..6)
+        .map(|i| g.call(["a", "b"][i % 2], b"{}").action)
+        .collect();
+    assert_eq!(got[5], Action::Halt);
+    assert_eq!(got[..5], [Action::Continue; 5]);
+}
+
+/// The bundled sample of real ReAct runs (all 40 stuck runs of the dev labels and 40 others).
+#[test]
+fn real_trajectories_sample() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/agent-sample.jsonl");
+    let config = AgentConfig::default();
+    let (mut stuck, mut warned, mut near, mut ok, mut false_alarms) = (0, 0, 0, 0, 0);
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        let run: Value = serde_json::from_str(line).unwrap();
+        let mut g = AgentGuard::new(&config);
+        let mut first = None;
+        for (i, e) in run["events"].as_array().unwrap().iter().enumerate() {
+            let args = serde_json::to_string(&e["args"]).unwrap();
+            let mut a = g.call(e["tool"].as_str().unwrap(), args.as_bytes()).action;
+            let (r, er) = (e["result"].as_str(), e["error"].as_str());
+            a = a.max(g.result(r.map(str::as_bytes), er.map(str::as_bytes)).action);
+            if a > Action::Continue && first.is_none() {
+                first = Some(i as i64);
+            }
+        }
+        let label = &run["label"];
+        if label["stuck"].as_bool().unwrap() {
+            stuck += 1;
+            if let Some(at) = first {
+                warned += 1;
+                near += ((at - label["should_warn_at"].as_i64().unwrap()).abs() <= 1) as u32;
+            }
+        } else {
+            ok += 1;
+            false_alarms += first.is_some() as u32;
+        }
+    }
+    assert_eq!((stuck, ok), (40, 40));
+    assert!(warned >= 36, "warned on {warned} of 40 stuck runs");
+    assert!(near >= 34, "{near} warnings within one event of the label");
+    assert!(false_alarms <= 1, "{false_alarms} false alarms");
+}
