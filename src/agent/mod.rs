@@ -1091,12 +1091,23 @@ impl AgentGuard {
     ) -> Vec<usize> {
         let lo = (me + 1).saturating_sub(s.error_window as usize);
         let end = if with_me { me + 1 } else { me };
+        // The streak ends at the tool's last success: a tool that works is not a dead end.
+        let lo = (lo..end)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
         (lo..end)
             .filter(|&i| {
                 let c = &self.calls[i];
                 c.tool == tool && c.error == Some(fp) && c.step >= self.failure_epoch
             })
             .collect()
+    }
+
+    /// Call `i` is to `tool` and returned without an error.
+    fn succeeded(&self, i: usize, tool: u64) -> bool {
+        let c = &self.calls[i];
+        c.tool == tool && c.outcome.is_some() && c.error.is_none()
     }
 
     fn same_error(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
@@ -1126,6 +1137,10 @@ impl AgentGuard {
         }
         let tool = self.calls[me].tool;
         let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let lo = (lo..me)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
         let errors: Vec<usize> = (lo..=me)
             .rev()
             .filter(|&i| {
