@@ -2,7 +2,7 @@
 //!
 //! Results are compared by fingerprint and never stored: a 10 MB output costs one pass.
 
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
 const ERROR_PREFIX: usize = 512;
@@ -22,12 +22,34 @@ pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
     &s[start..end]
 }
 
-/// The fingerprint of a result: exact bytes, surrounding whitespace trimmed. A changed result
-/// (a new page, a new time, a different test failure) is progress, so nothing else is folded.
-/// Returns the fingerprint and the trimmed length.
+/// The fingerprint of a result, normalised for layout only: surrounding whitespace trimmed and
+/// every whitespace run read as one space. A changed result (a new page, a new time, a different
+/// test failure) is progress, so nothing else is folded. Returns the fingerprint and the
+/// trimmed length. One pass, constant memory, whatever the size.
 pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
     let t = trim_ascii(output);
-    (xxh3_64(t), t.len())
+    let mut hasher = Xxh3::new();
+    let mut buf = [0u8; 1024];
+    let (mut n, mut in_space) = (0, false);
+    for &b in t {
+        if b.is_ascii_whitespace() {
+            if in_space {
+                continue;
+            }
+            in_space = true;
+            buf[n] = b' ';
+        } else {
+            in_space = false;
+            buf[n] = b;
+        }
+        n += 1;
+        if n == buf.len() {
+            hasher.update(&buf);
+            n = 0;
+        }
+    }
+    hasher.update(&buf[..n]);
+    (hasher.digest(), t.len())
 }
 
 /// The fingerprint of an error message, the same whatever the arguments that caused it:
@@ -229,6 +251,16 @@ mod tests {
         assert_ne!(fp("bad \"quote"), fp("bad (paren"));
         fp(&"\"".repeat(10_000));
         fp(&"[(".repeat(10_000));
+    }
+
+    #[test]
+    fn results_ignore_layout_only() {
+        let fp = |s: &str| result_fingerprint(s.as_bytes()).0;
+        assert_eq!(fp("a  b\n\tc "), fp("a b c"));
+        assert_ne!(fp("chunk 1"), fp("chunk 2"));
+        assert_ne!(fp("ab"), fp("a b"));
+        let long = "x ".repeat(5000);
+        assert_eq!(fp(&long), fp(&long.replace(' ', "\n\n")));
     }
 
     #[test]
