@@ -52,6 +52,9 @@
 // Fails as part of normal work: its errors are not dead ends.
 #define LG_TOOL_FAILURE_TOLERANT 8
 
+// `lg_tool_policy.repeats` replaces the repeated-call thresholds for this tool.
+#define LG_TOOL_OWN_REPEATS 16
+
 // Bytes of the repeated block kept as evidence.
 #define LG_EVIDENCE_BYTES 256
 
@@ -318,6 +321,8 @@ typedef struct lg_tool_policy {
   const struct lg_str *ignored_fields;
   // Number of ignored fields.
   size_t ignored_fields_len;
+  // The tool's own thresholds for repeated calls, used with `LG_TOOL_OWN_REPEATS`.
+  struct lg_thresholds repeats;
 } lg_tool_policy;
 
 // Every threshold of an agent guard. Fill it with `lg_agent_config_init` or `_preset`,

@@ -3,7 +3,7 @@
 
 use loopguard::{
     Action, AgentConfig, AgentGuard, AgentLoopKind, AgentPreset, AgentSettings, Reason,
-    Recommendation, ToolPolicy, Verbosity,
+    Recommendation, Thresholds, ToolPolicy, Verbosity,
 };
 use serde_json::Value;
 
@@ -301,6 +301,19 @@ fn policies_exempt_poller_tolerant_and_the_off_switch() {
         );
         assert_eq!(a, [Action::Continue; 2]);
     }
+    // A tool that may repeat more than others.
+    let mut g = with(|s| {
+        s.tool(
+            "step",
+            ToolPolicy {
+                repeats: Some(Thresholds::new(6, 0, 0)),
+                ..Default::default()
+            },
+        );
+    });
+    let got: Vec<Action> = (0..6).map(|_| g.call("step", b"{}").action).collect();
+    assert_eq!(got[..5], [Action::Continue; 5]);
+    assert_eq!(got[5], Action::Warn);
     // A poller whose results stop changing is stuck all the same.
     let mut g = with(policies);
     let mut worst = Action::Continue;

@@ -255,6 +255,8 @@ struct CallRec {
     exempt: bool,
     poller: bool,
     failure_tolerant: bool,
+    /// The tool's own thresholds for repeated calls.
+    repeats: Option<Thresholds>,
     label: String,
 }
 
@@ -528,6 +530,7 @@ impl AgentGuard {
             exempt: policy.is_some_and(|p| p.exempt),
             poller: policy.is_some_and(|p| p.poller),
             failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
+            repeats: policy.and_then(|p| p.repeats),
             label,
         });
         let me = self.calls.len() - 1;
@@ -811,34 +814,29 @@ impl AgentGuard {
     // ---- detectors on calls ----
 
     fn identical(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
-        if s.identical.is_off() {
+        let t = self.calls[me].repeats.unwrap_or(s.identical);
+        if t.is_off() {
             return;
         }
         let count = self.runs[1] + 1;
-        if s.identical.action(count) == Action::Continue {
+        if t.action(count) == Action::Continue {
             return;
         }
         // The run may be longer than the window: the evidence is what the window holds.
         let first = (me + 1).saturating_sub(count as usize);
         let calls: Vec<usize> = (first..=me).collect();
-        self.args_finding(
-            s,
-            AgentLoopKind::IdenticalCall,
-            s.identical,
-            count,
-            calls,
-            found,
-        );
+        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, calls, found);
     }
 
     fn interleaved(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
-        if s.interleaved.is_off() {
+        let t = self.calls[me].repeats.unwrap_or(s.interleaved);
+        if t.is_off() {
             return;
         }
         let key = self.calls[me].key;
         let lo = (me + 1).saturating_sub(s.interleaved_window as usize);
         let seen = (lo..me).filter(|&i| self.calls[i].key == key).count() + 1;
-        if (seen as u32) < s.interleaved.first() {
+        if (seen as u32) < t.first() {
             return;
         }
         let mut calls = vec![me];
@@ -855,14 +853,7 @@ impl AgentGuard {
         }
         calls.reverse();
         let count = calls.len() as u32;
-        self.args_finding(
-            s,
-            AgentLoopKind::IdenticalCall,
-            s.interleaved,
-            count,
-            calls,
-            found,
-        );
+        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, calls, found);
     }
 
     fn cycle(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {

@@ -81,6 +81,9 @@ pub struct ToolPolicy {
     pub failure_tolerant: bool,
     /// Argument keys that change on every call and are not part of its identity.
     pub ignored_fields: Vec<String>,
+    /// Thresholds of the repeated-call rules (identical and interleaved) for this tool, when
+    /// it may repeat more (or less) than others.
+    pub repeats: Option<Thresholds>,
 }
 
 /// A named starting point for [`AgentSettings`].
@@ -443,6 +446,9 @@ impl AgentSettings {
         }
         for p in self.tools.values() {
             check_patterns("tools.ignored_fields", &p.ignored_fields)?;
+            if let Some(t) = &p.repeats {
+                t.check("tools.repeats", big)?;
+            }
         }
         Ok(())
     }

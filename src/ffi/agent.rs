@@ -69,6 +69,8 @@ pub const LG_TOOL_POLLER: u32 = 2;
 pub const LG_TOOL_PROGRESS: u32 = 4;
 /// Fails as part of normal work: its errors are not dead ends.
 pub const LG_TOOL_FAILURE_TOLERANT: u32 = 8;
+/// `lg_tool_policy.repeats` replaces the repeated-call thresholds for this tool.
+pub const LG_TOOL_OWN_REPEATS: u32 = 16;
 
 /// Counts at which one rule warns, blocks and halts; 0 = never.
 #[repr(C)]
@@ -94,6 +96,8 @@ pub struct lg_tool_policy {
     pub ignored_fields: *const lg_str,
     /// Number of ignored fields.
     pub ignored_fields_len: usize,
+    /// The tool's own thresholds for repeated calls, used with `LG_TOOL_OWN_REPEATS`.
+    pub repeats: lg_thresholds,
 }
 
 /// Every threshold of an agent guard. Fill it with `lg_agent_config_init` or `_preset`,
@@ -490,6 +494,7 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
                     p.ignored_fields_len,
                     "tools.ignored_fields",
                 )?,
+                repeats: (p.flags & LG_TOOL_OWN_REPEATS != 0).then(|| thresholds_from_c(p.repeats)),
             };
             s.tools.insert(name, policy);
         }

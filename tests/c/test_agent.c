@@ -154,8 +154,8 @@ static void test_tool_policies(void) {
     OK(lg_agent_config_init(&c));
     lg_str ignored[1] = {{"nonce2", 6}};
     lg_tool_policy tools[2] = {
-        {{"status", 6}, LG_TOOL_EXEMPT, NULL, 0},
-        {{"fetch", 5}, 0, ignored, 1},
+        {{"status", 6}, LG_TOOL_EXEMPT, NULL, 0, {0, 0, 0}},
+        {{"fetch", 5}, LG_TOOL_OWN_REPEATS, ignored, 1, {3, 0, 0}},
     };
     c.tools = tools;
     c.tools_len = 2;
