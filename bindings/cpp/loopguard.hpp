@@ -250,6 +250,93 @@ class Pool {
     std::unique_ptr<detail::Callbacks> cb_;
 };
 
+// One agent session's guard. Feed it each tool call before it runs and its result after; a
+// Block action means "do not run this call". Move-only.
+class Agent {
+  public:
+    explicit Agent(lg_agent_preset preset = LG_AGENT_PRESET_DEFAULT) {
+        lg_agent_config c{};
+        detail::check(lg_agent_config_preset(&c, preset));
+        detail::check(lg_agent_new(&c, &a_));
+    }
+    explicit Agent(const lg_agent_config &config) { detail::check(lg_agent_new(&config, &a_)); }
+    ~Agent() { lg_agent_free(a_); }
+    Agent(Agent &&o) noexcept : a_(std::exchange(o.a_, nullptr)) {}
+    Agent &operator=(Agent &&o) noexcept {
+        if (this != &o) {
+            lg_agent_free(a_);
+            a_ = std::exchange(o.a_, nullptr);
+        }
+        return *this;
+    }
+    Agent(const Agent &) = delete;
+    Agent &operator=(const Agent &) = delete;
+
+    lg_action call(std::string_view tool, std::string_view json_args) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_agent_call(a_, bytes(tool), tool.size(), bytes(json_args), json_args.size(), &a));
+        return a;
+    }
+    // The result of the last call: its output, and its error message when it failed.
+    lg_action result(std::string_view output) { return result(output, nullptr, 0); }
+    lg_action result(std::string_view output, std::string_view error) {
+        return result(output, error.empty() ? &empty_ : bytes(error), error.size());
+    }
+    lg_action message(std::string_view text) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_agent_message(a_, bytes(text), text.size(), &a));
+        return a;
+    }
+    lg_action user(std::string_view text) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_agent_user(a_, bytes(text), text.size(), &a));
+        return a;
+    }
+    lg_action state(uint64_t fingerprint) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_agent_state(a_, fingerprint, &a));
+        return a;
+    }
+    void reset() { check(lg_agent_reset(a_)); }
+    void set_enabled(bool on) { check(lg_agent_set_enabled(a_, on ? 1 : 0)); }
+
+    lg_agent_verdict verdict() const {
+        lg_agent_verdict v{};
+        v.struct_size = sizeof v;
+        check(lg_agent_get_verdict(a_, &v));
+        return v;
+    }
+    lg_agent_stats stats() const {
+        lg_agent_stats st{};
+        st.struct_size = sizeof st;
+        check(lg_agent_get_stats(a_, &st));
+        return st;
+    }
+    // Brief for logs, summary for a person, full: the <loop-recovery> block for the model.
+    std::string describe(lg_verbosity verbosity = LG_VERBOSITY_FULL) const {
+        size_t need = 0;
+        check(lg_agent_describe(a_, verbosity, nullptr, 0, &need));
+        std::string out(need + 1, '\0');
+        check(lg_agent_describe(a_, verbosity, out.data(), out.size(), &need));
+        out.resize(need);
+        return out;
+    }
+    lg_agent *raw() noexcept { return a_; }
+
+  private:
+    static inline const uint8_t empty_ = 0;
+    static const uint8_t *bytes(std::string_view s) {
+        return s.empty() ? &empty_ : reinterpret_cast<const uint8_t *>(s.data());
+    }
+    lg_action result(std::string_view output, const uint8_t *error, size_t error_len) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_agent_result(a_, bytes(output), output.size(), error, error_len, &a));
+        return a;
+    }
+    void check(lg_status st) const { detail::check(st, a_ != nullptr ? lg_agent_last_error(a_) : nullptr); }
+    lg_agent *a_ = nullptr;
+};
+
 }  // namespace loopguard
 
 #endif  // LOOPGUARD_HPP

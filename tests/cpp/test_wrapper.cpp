@@ -93,6 +93,33 @@ int main() {
         std::fprintf(stderr, "%d checks failed\n", failures);
         return 1;
     }
+    // The agent guard: warn, then block on no progress, with recovery text.
+    {
+        loopguard::Agent agent;
+        std::vector<lg_action> got;
+        for (int i = 0; i < 4; i++) {
+            got.push_back(agent.call("Bash", R"({"command": "git status"})"));
+            agent.result("nothing to commit");
+        }
+        CHECK(got[2] == LG_ACTION_WARN && got[3] == LG_ACTION_BLOCK);
+        loopguard::Agent moved(std::move(agent));
+        CHECK(moved.call("Bash", R"({"command": "git status"})") == LG_ACTION_BLOCK);
+        CHECK(moved.verdict().kind == LG_AGENT_KIND_IDENTICAL_CALL);
+        CHECK(moved.describe().rfind("<loop-recovery>", 0) == 0);
+        CHECK(moved.stats().blocks == 2);
+        loopguard::Agent roo(LG_AGENT_PRESET_ROO_CODE);
+        for (int i = 0; i < 3; i++) roo.call("t", "{}");
+        CHECK(roo.call("t", "{}") == LG_ACTION_BLOCK);
+        CHECK(roo.result("", "failed") == LG_ACTION_CONTINUE);
+        bool threw = false;
+        try {
+            loopguard::Agent bad(static_cast<lg_agent_preset>(42));
+        } catch (const loopguard::Error &e) {
+            threw = e.status() == LG_ERR_INVALID_ARGUMENT;
+        }
+        CHECK(threw);
+    }
+
     std::printf("test_wrapper: all checks passed\n");
     return 0;
 }
