@@ -751,6 +751,37 @@ unsafe fn write_text(text: &str, buf: *mut c_char, buf_len: usize) -> usize {
     text.len()
 }
 
+/// The body of `lg_*_describe`: checks the buffer and the verbosity, describes through
+/// `describe`, and copies the text out, snprintf-style.
+///
+/// # Safety
+/// `buf` is valid for `buf_len` bytes or NULL; `out_len` is NULL or valid.
+unsafe fn describe_into(
+    verbosity: i32,
+    buf: *mut c_char,
+    buf_len: usize,
+    out_len: *mut usize,
+    describe: impl FnOnce(Verbosity) -> Result<String, lg_status>,
+) -> lg_status {
+    if buf.is_null() && buf_len > 0 {
+        return LG_ERR_NULL;
+    }
+    let v = match self::verbosity(verbosity) {
+        Ok(v) => v,
+        Err(e) => return e,
+    };
+    match describe(v) {
+        Ok(text) => {
+            let n = write_text(&text, buf, buf_len);
+            if !out_len.is_null() {
+                *out_len = n;
+            }
+            LG_OK
+        }
+        Err(e) => e,
+    }
+}
+
 /// An `lg_verbosity` value from C, checked (an enum parameter would make a bad value UB).
 fn verbosity(v: i32) -> Result<Verbosity, lg_status> {
     match v {

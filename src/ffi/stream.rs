@@ -250,27 +250,13 @@ pub unsafe extern "C" fn lg_stream_describe(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        if buf.is_null() && buf_len > 0 {
-            return LG_ERR_NULL;
-        }
-        let v = match super::verbosity(verbosity) {
-            Ok(v) => v,
-            Err(e) => return e,
-        };
-        match lg_stream::with(stream, |g| {
-            let mut s = String::new();
-            g.describe(v, &mut s).map_err(|_| LG_ERR_PANIC)?;
-            Ok(s)
-        }) {
-            Ok(text) => {
-                let n = write_text(&text, buf, buf_len);
-                if !out_len.is_null() {
-                    *out_len = n;
-                }
-                LG_OK
-            }
-            Err(e) => e,
-        }
+        describe_into(verbosity, buf, buf_len, out_len, |v| {
+            lg_stream::with(stream, |g| {
+                let mut s = String::new();
+                g.describe(v, &mut s).map_err(|_| LG_ERR_PANIC)?;
+                Ok(s)
+            })
+        })
     })
 }
 
