@@ -255,6 +255,8 @@ struct CallRec {
     exempt: bool,
     poller: bool,
     failure_tolerant: bool,
+    /// Its success is progress (a policy, or a name matching `progress_patterns`).
+    progress: bool,
     /// The tool's own thresholds for repeated calls.
     repeats: Option<Thresholds>,
     label: String,
@@ -530,6 +532,10 @@ impl AgentGuard {
             exempt: policy.is_some_and(|p| p.exempt),
             poller: policy.is_some_and(|p| p.poller),
             failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
+            progress: match policy {
+                Some(p) => p.progress,
+                None => (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool)),
+            },
             repeats: policy.and_then(|p| p.repeats),
             label,
         });
@@ -581,7 +587,7 @@ impl AgentGuard {
         let config = self.config.clone();
         let s = &config.inner.settings;
         let step = self.calls[me].step;
-        if err_fp.is_none() && self.is_progress_tool(s, me) {
+        if err_fp.is_none() && self.calls[me].progress {
             self.failure_epoch = step;
         }
         // A changed result for the same call is progress: its runs restart.
@@ -825,7 +831,7 @@ impl AgentGuard {
         // The run may be longer than the window: the evidence is what the window holds.
         let first = (me + 1).saturating_sub(count as usize);
         let calls: Vec<usize> = (first..=me).collect();
-        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, calls, found);
+        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, 1, calls, found);
     }
 
     fn interleaved(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
@@ -853,7 +859,7 @@ impl AgentGuard {
         }
         calls.reverse();
         let count = calls.len() as u32;
-        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, calls, found);
+        self.args_finding(s, AgentLoopKind::IdenticalCall, t, count, 1, calls, found);
     }
 
     fn cycle(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
@@ -882,9 +888,8 @@ impl AgentGuard {
                 AgentLoopKind::Cycle
             };
             let before = found.len();
-            self.args_finding(s, kind, s.cycle, turns, calls, found);
+            self.args_finding(s, kind, s.cycle, turns, k, calls, found);
             if let Some(f) = found.get_mut(before) {
-                f.period = k as u32;
                 if k > 1 {
                     f.subject = Some(
                         (first..first + k)
@@ -899,13 +904,16 @@ impl AgentGuard {
     }
 
     /// A finding on repeated arguments: no progress when every earlier call that has a result
-    /// returned the same one (two at least), arguments alone otherwise (capped).
+    /// returned the same one as the call `period` before it (two at least), arguments alone
+    /// otherwise (capped).
+    #[allow(clippy::too_many_arguments)]
     fn args_finding(
         &self,
         s: &AgentSettings,
         kind: AgentLoopKind,
         t: Thresholds,
         count: u32,
+        period: usize,
         calls: Vec<usize>,
         found: &mut Vec<Finding>,
     ) {
@@ -915,18 +923,13 @@ impl AgentGuard {
         }
         let me = *calls.last().expect("the current call");
         // Calls `period` apart are the same call: compare their results position by position.
-        let period = if kind == AgentLoopKind::Cycle {
-            (calls.len() - 1).min(self.cycle_period_of(&calls))
-        } else {
-            1
-        };
-        let (known, distinct) = (0..period.max(1))
+        let (known, distinct) = (0..period)
             .map(|p| {
                 outcomes(
                     calls[..calls.len() - 1]
                         .iter()
                         .skip(p)
-                        .step_by(period.max(1))
+                        .step_by(period)
                         .map(|&i| &self.calls[i]),
                 )
             })
@@ -951,18 +954,9 @@ impl AgentGuard {
             return;
         }
         let mut f = Finding::new(kind, a, reason, count, t.warn.max(1));
-        f.period = 1;
+        f.period = period as u32;
         f.calls = calls;
         found.push(f);
-    }
-
-    /// The smallest period of a run of calls (the run passed to `args_finding` for cycles).
-    fn cycle_period_of(&self, calls: &[usize]) -> usize {
-        (1..calls.len())
-            .find(|&k| {
-                (k..calls.len()).all(|j| self.calls[calls[j]].key == self.calls[calls[j - k]].key)
-            })
-            .unwrap_or(calls.len())
     }
 
     /// Calls to a tool whose errors reached the block count are blocked whatever the arguments.
@@ -1271,20 +1265,6 @@ impl AgentGuard {
         }
     }
 
-    fn is_progress_tool(&self, s: &AgentSettings, me: usize) -> bool {
-        let label = &self.calls[me].label;
-        let tool = label.split('(').next().unwrap_or(label);
-        match s.tools.get(tool) {
-            Some(p) => p.progress,
-            None => self
-                .config
-                .inner
-                .progress
-                .as_ref()
-                .is_some_and(|ac| ac.is_match(tool)),
-        }
-    }
-
     // ---- verdicts ----
 
     fn sticky_halt(&self) -> bool {
@@ -1316,7 +1296,8 @@ impl AgentGuard {
             .max_by(|a, b| {
                 a.action
                     .cmp(&b.action)
-                    .then(b.kind.cmp_rank().cmp(&a.kind.cmp_rank()))
+                    // A tie goes to the most specific kind: the lowest value.
+                    .then((b.kind as u8).cmp(&(a.kind as u8)))
             })
             .cloned()
         else {
@@ -1401,13 +1382,6 @@ impl AgentGuard {
             Action::Continue => {}
         }
         &self.verdict
-    }
-}
-
-impl AgentLoopKind {
-    /// Which kind names a verdict when detectors tie on the action: the most specific first.
-    fn cmp_rank(self) -> u8 {
-        self as u8
     }
 }
 

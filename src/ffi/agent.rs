@@ -373,22 +373,6 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
     }
 }
 
-/// `len` strings from C.
-///
-/// # Safety
-/// `ptr` is NULL with `len` 0, or valid for `len` `lg_str`s, each valid for its length.
-unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<String>, String> {
-    let items = slice(ptr, len).map_err(|_| format!("{field} is NULL with {field}_len = {len}"))?;
-    items
-        .iter()
-        .map(|s| {
-            let bytes = slice(s.ptr as *const u8, s.len)
-                .map_err(|_| format!("a {field} string is NULL"))?;
-            String::from_utf8(bytes.to_vec()).map_err(|_| format!("a {field} string is not UTF-8"))
-        })
-        .collect()
-}
-
 /// Reads a caller's config over the defaults.
 ///
 /// # Safety

@@ -601,19 +601,6 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
         &mut c as *mut lg_stream_config as *mut u8,
         n,
     );
-    let patterns = |ptr: *const lg_str, len: usize, field: &str| -> Result<Vec<String>, String> {
-        let items =
-            slice(ptr, len).map_err(|_| format!("{field} is NULL with {field}_len = {len}"))?;
-        items
-            .iter()
-            .map(|s| {
-                let bytes = slice(s.ptr as *const u8, s.len)
-                    .map_err(|_| format!("a {field} pattern is NULL"))?;
-                String::from_utf8(bytes.to_vec())
-                    .map_err(|_| format!("a {field} pattern is not UTF-8"))
-            })
-            .collect()
-    };
     Ok(StreamSettings {
         min_period: c.min_period,
         max_period: c.max_period,
@@ -639,16 +626,32 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
         structure_slack: c.structure_slack,
         escalate_after: c.escalate_after,
         breakers: if size >= std::mem::offset_of!(lg_stream_config, breakers_len) + 8 {
-            patterns(c.breakers, c.breakers_len, "breakers")?
+            strings(c.breakers, c.breakers_len, "breakers")?
         } else {
             Vec::new()
         },
         exempt: if size >= std::mem::offset_of!(lg_stream_config, exempt_len) + 8 {
-            patterns(c.exempt, c.exempt_len, "exempt")?
+            strings(c.exempt, c.exempt_len, "exempt")?
         } else {
             Vec::new()
         },
     })
+}
+
+/// `len` strings from C.
+///
+/// # Safety
+/// `ptr` is NULL with `len` 0, or valid for `len` `lg_str`s, each valid for its length.
+unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<String>, String> {
+    let items = slice(ptr, len).map_err(|_| format!("{field} is NULL with {field}_len = {len}"))?;
+    items
+        .iter()
+        .map(|s| {
+            let bytes = slice(s.ptr as *const u8, s.len)
+                .map_err(|_| format!("a {field} string is NULL"))?;
+            String::from_utf8(bytes.to_vec()).map_err(|_| format!("a {field} string is not UTF-8"))
+        })
+        .collect()
 }
 
 /// Validates a caller's config into a shared `StreamConfig`, or an error message.
