@@ -34,6 +34,15 @@ impl Preset {
             _ => None,
         }
     }
+
+    /// The lower-case name [`from_name`](Self::from_name) reads.
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Strict => "strict",
+            Preset::Balanced => "balanced",
+            Preset::Lenient => "lenient",
+        }
+    }
 }
 
 /// Every threshold of a stream guard, as plain data.
@@ -42,7 +51,8 @@ impl Preset {
 /// or [`StreamSettings::vllm_compatible`], change what you need, then validate it with
 /// [`StreamConfig::new`]. Counts of symbols are token ids for token streams and words for
 /// text-only streams. A threshold of `0` turns that rule off where the field says so.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct StreamSettings {
     /// Shortest period reported as an exact loop. `1..=max_period`.
     pub min_period: u32,

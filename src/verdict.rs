@@ -7,7 +7,20 @@
 ///
 /// [`StreamGuard`]: crate::StreamGuard
 /// [`AgentGuard`]: crate::AgentGuard
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 #[repr(u8)]
 pub enum Action {
     /// Nothing looks wrong.

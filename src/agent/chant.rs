@@ -11,7 +11,8 @@ use std::collections::HashMap;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Thresholds of the chanting detector.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ChantSettings {
     /// Characters per chunk. `8..=1000`.
     pub chunk: u32,

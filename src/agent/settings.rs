@@ -14,7 +14,8 @@ use crate::{Action, ConfigError, StreamConfig, StreamSettings};
 pub const MAX_AGENT_WINDOW: u32 = 1024;
 
 /// Counts at which one detector warns, blocks and halts. `0` turns a step off.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Thresholds {
     /// Count that warns. `0` = never.
     pub warn: u32,
@@ -68,7 +69,8 @@ impl Thresholds {
 }
 
 /// How the guard treats one tool, by exact name.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ToolPolicy {
     /// Never checked (calls are still recorded for cycles of other tools).
     pub exempt: bool,
@@ -138,7 +140,8 @@ impl AgentPreset {
 /// Counts include the current event: `identical.warn = 3` warns on the third identical call.
 /// Start from [`AgentSettings::default`] or [`AgentSettings::preset`], change what you need,
 /// then validate with [`AgentConfig::new`].
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct AgentSettings {
     /// Calls remembered for window rules, cycles and evidence. `8..=1024`.
     pub window: u32,

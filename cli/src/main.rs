@@ -1,0 +1,256 @@
+//! `loopguard`: scan logs of token streams, texts and agent traces for loops, as the guards
+//! would have seen them live.
+//!
+//! ```text
+//! loopguard scan tests/data/smollm2-sample.jsonl          # summary of halts and savings
+//! loopguard scan --format json traces.jsonl > verdicts.jsonl
+//! loopguard config --print-defaults > loopguard.toml     # every threshold, commented
+//! ```
+//!
+//! Exit status: 0 when no record reached the `--fail-on` action (a block or a halt by
+//! default), 1 when one did, 2 on errors (bad arguments or configuration, unreadable files,
+//! malformed lines; the other records are still scanned and reported).
+
+mod records;
+mod report;
+mod settings;
+
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use loopguard::Action;
+
+use records::Scanner;
+use report::{Format, Summary};
+use settings::PresetChoice;
+
+#[derive(Parser)]
+#[command(
+    name = "loopguard",
+    version,
+    about = "Find where language models looped, and what it cost"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Scan JSON Lines records (token_ids, text, events or messages) with the guards.
+    Scan(ScanArgs),
+    /// Print or check a configuration file.
+    Config(ConfigArgs),
+}
+
+#[derive(clap::Args)]
+struct ScanArgs {
+    /// JSON Lines files; `-` reads standard input.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// `human` (a summary) or `json` (one line per record, in input order).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// A stream preset (strict, balanced, lenient) or an agent preset (default, gemini_cli,
+    /// openhands, roo_code, cline); give it twice to set both.
+    #[arg(long, value_name = "NAME")]
+    preset: Vec<String>,
+    /// A TOML or JSON configuration (see `loopguard config --print-defaults`).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The weakest action that makes the exit status 1.
+    #[arg(long, value_enum, default_value_t = FailOn::Block)]
+    fail_on: FailOn,
+    /// How many of the worst halts the summary shows.
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    examples: usize,
+}
+
+#[derive(clap::Args)]
+struct ConfigArgs {
+    /// Print the complete default configuration as commented TOML.
+    #[arg(long, conflicts_with = "check")]
+    print_defaults: bool,
+    /// Read a configuration file and report the first error, if any.
+    #[arg(long, value_name = "FILE")]
+    check: Option<PathBuf>,
+    /// Presets the checked file starts from (as for `scan`).
+    #[arg(long, value_name = "NAME")]
+    preset: Vec<String>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FailOn {
+    Warn,
+    Block,
+    Halt,
+    Never,
+}
+
+impl FailOn {
+    fn fails(self, action: Action) -> bool {
+        match self {
+            FailOn::Warn => action >= Action::Warn,
+            FailOn::Block => action >= Action::Block,
+            FailOn::Halt => action == Action::Halt,
+            FailOn::Never => false,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Scan(args) => scan(&args),
+        Command::Config(args) => config(&args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("loopguard: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn config(args: &ConfigArgs) -> Result<ExitCode, String> {
+    if args.print_defaults {
+        print!("{}", settings::defaults_toml());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(path) = &args.check else {
+        return Err("config: give --print-defaults or --check FILE".into());
+    };
+    let c = settings::load(&PresetChoice::parse(&args.preset)?, Some(path))?;
+    println!(
+        "{}: valid (stream preset {}, agent preset {})",
+        path.display(),
+        c.stream_preset.name(),
+        c.agent_preset.name()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn scan(args: &ScanArgs) -> Result<ExitCode, String> {
+    let configs = settings::load(&PresetChoice::parse(&args.preset)?, args.config.as_deref())?;
+    let mut scanner = Scanner::new(&configs);
+    let started = Instant::now();
+    let progress = progress_bar(&args.files);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut summary = Summary::new(args.examples);
+    let mut errors = 0u64;
+    let mut report_error = |message: String| {
+        errors += 1;
+        progress.suspend(|| eprintln!("{message}"));
+    };
+
+    for path in &args.files {
+        let name = path.display().to_string();
+        let input: Box<dyn Read> = if name == "-" {
+            Box::new(std::io::stdin().lock())
+        } else {
+            match std::fs::File::open(path) {
+                Ok(f) => Box::new(f),
+                Err(e) => {
+                    report_error(format!("{name}: {e}"));
+                    continue;
+                }
+            }
+        };
+        let mut reader = BufReader::with_capacity(1 << 20, input);
+        let mut line = Vec::new();
+        let mut number = 0u64;
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(n) => progress.inc(n as u64),
+                Err(e) => {
+                    report_error(format!("{name}:{}: {e}", number + 1));
+                    break;
+                }
+            }
+            number += 1;
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            let record = match serde_json::from_slice(&line) {
+                Ok(v) => v,
+                Err(e) => {
+                    report_error(format!("{name}:{number}: not valid JSON: {e}"));
+                    continue;
+                }
+            };
+            match scanner.scan(&record, format!("{name}:{number}")) {
+                Ok(outcome) => {
+                    if args.format == Format::Json {
+                        report::write_json(&mut out, &outcome).map_err(output_error)?;
+                    }
+                    summary.add(outcome);
+                }
+                Err(e) => report_error(format!("{name}:{number}: {e}")),
+            }
+        }
+    }
+    progress.finish_and_clear();
+    if args.format == Format::Human {
+        summary
+            .write(&mut out, &args.files, started.elapsed(), errors)
+            .map_err(output_error)?;
+    }
+    out.flush().map_err(output_error)?;
+    Ok(if errors > 0 {
+        ExitCode::from(2)
+    } else if args.fail_on.fails(summary.worst()) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A failed write to standard output. When the reader went away (`loopguard scan ... | head`)
+/// there is no one left to tell: exit quietly, as other command-line tools do.
+fn output_error(e: std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(0);
+    }
+    format!("writing the output: {e}")
+}
+
+/// A byte-count bar on stderr for inputs over 4 MiB (a spinner for standard input); hidden
+/// when stderr is not a terminal.
+fn progress_bar(files: &[PathBuf]) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let stdin = files.iter().any(|f| f.as_os_str() == "-");
+    let total: u64 = files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum();
+    if stdin {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {bytes} scanned ({bytes_per_sec})")
+                .expect("a valid template"),
+        );
+        bar
+    } else if total >= 4 << 20 {
+        let bar = ProgressBar::new(total);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} ({bytes_per_sec}, {eta} left)",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    }
+}
