@@ -166,7 +166,11 @@ impl Summary {
             }
         }
         if !self.worst.is_empty() {
-            writeln!(out, "\nWorst {}:", self.worst.len())?;
+            writeln!(
+                out,
+                "\nHalts and blocks, most saved first ({} shown):",
+                self.worst.len()
+            )?;
             for o in &self.worst {
                 example(out, o)?;
             }
@@ -198,7 +202,7 @@ fn example(out: &mut impl Write, o: &Outcome) -> io::Result<()> {
         write!(out, ", x{r:.1}")?;
     }
     if let Some(s) = o.onset {
-        write!(out, " since {s}")?;
+        write!(out, " since {unit} {s}")?;
     }
     if o.saved > 0 {
         write!(out, "; saves {} {}", o.saved, o.shape.unit())?;

@@ -1,0 +1,593 @@
+//! The `loopguard` binary run as a user runs it: on the bundled samples of real model output
+//! and agent traces, with its answers checked against the library's guards fed directly.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use loopguard::{Action, AgentConfig, AgentGuard, StreamConfig, StreamGuard};
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_loopguard");
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/data")
+        .join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json_lines(o: &Output) -> Vec<Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn records(name: &str) -> Vec<Value> {
+    std::fs::read_to_string(data(name))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A scratch directory removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("lg-cli-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str, contents: &[u8]) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, contents).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+#[test]
+fn the_readme_command_shows_the_halts_with_their_repeated_text() {
+    let o = run(&["scan", data("smollm2-sample.jsonl").to_str().unwrap()]);
+    let text = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "loops found: {text}");
+    assert!(
+        text.contains("Scanned 40 records (40 token streams)"),
+        "{text}"
+    );
+    assert!(text.contains("halted 16 (40%)"), "{text}");
+    assert!(
+        text.contains("tokens that would have been saved: 4313 of 16900"),
+        "{text}"
+    );
+    assert!(text.contains("most saved first (16 shown):"), "every halt is listed: {text}");
+    assert!(
+        text.contains("halt at token 59 of 512: exact_loop, period 7")
+            && text.contains("repeating \" of patience and perseverance, a tale\""),
+        "{text}"
+    );
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+/// Every token record: the CLI's answer is the library's, token by token.
+#[test]
+fn token_records_match_the_guard_fed_directly() {
+    let path = data("smollm2-sample.jsonl");
+    let o = run(&["scan", "--format", "json", path.to_str().unwrap()]);
+    let lines = json_lines(&o);
+    let input = records("smollm2-sample.jsonl");
+    assert_eq!(lines.len(), input.len());
+    let config = StreamConfig::default();
+    let mut halts = 0;
+    for (line, rec) in lines.iter().zip(&input) {
+        assert_eq!(line["id"], rec["id"], "input order");
+        assert_eq!(line["type"], "tokens");
+        let mut g = StreamGuard::new(&config);
+        let (mut first_warn, mut halt, mut onset) = (None, None, None);
+        let ids = rec["token_ids"].as_array().unwrap();
+        for (i, id) in ids.iter().enumerate() {
+            let piece = rec["pieces"][i].as_str().unwrap().as_bytes();
+            let v = g.push_token(id.as_u64().unwrap() as u32, Some(piece));
+            if v.action >= Action::Warn && first_warn.is_none() {
+                first_warn = Some(i as u64);
+                onset = Some(v.onset);
+            }
+            if v.action == Action::Halt {
+                halt = Some(i as u64);
+                onset = Some(v.onset);
+                break;
+            }
+        }
+        assert_eq!(line["first_warn_at"], json!(first_warn), "{}", rec["id"]);
+        assert_eq!(line["halt_at"], json!(halt), "{}", rec["id"]);
+        assert_eq!(line["onset"], json!(onset), "{}", rec["id"]);
+        let saved = halt.map_or(0, |h| ids.len() as u64 - 1 - h);
+        assert_eq!(line["tokens_saved"], json!(saved));
+        let verdict = match (halt, first_warn) {
+            (Some(_), _) => "halt",
+            (None, Some(_)) => "warn",
+            _ => "continue",
+        };
+        assert_eq!(line["verdict"], verdict);
+        if halt.is_some() {
+            halts += 1;
+            assert!(line["kind"].is_string() && line["period"].as_u64().unwrap() > 0);
+            assert_eq!(
+                line["evidence"].as_str().unwrap().as_bytes(),
+                g.repeated_text()
+            );
+        }
+        for key in [
+            "id",
+            "verdict",
+            "first_warn_at",
+            "halt_at",
+            "kind",
+            "period",
+            "repeats",
+            "onset",
+            "tokens_saved",
+            "evidence",
+        ] {
+            assert!(line.get(key).is_some(), "{key} in {line}");
+        }
+    }
+    assert_eq!(halts, 16);
+}
+
+/// Text records: indexes are byte offsets, and the repeated text is found where they point.
+#[test]
+fn text_records_report_byte_offsets() {
+    let scratch = Scratch::new("text");
+    let input = records("smollm2-sample.jsonl");
+    let mut file = String::new();
+    for r in &input {
+        file += &json!({"id": r["id"], "text": r["text"]}).to_string();
+        file.push('\n');
+    }
+    let path = scratch.file("text.jsonl", file.as_bytes());
+    let lines = json_lines(&run(&["scan", "--format", "json", &path]));
+    assert_eq!(lines.len(), input.len());
+    let mut halts = 0;
+    for (line, rec) in lines.iter().zip(&input) {
+        let text = rec["text"].as_str().unwrap();
+        assert_eq!(line["type"], "text");
+        assert_eq!(line["length"], json!(text.len()));
+        let Some(at) = line["halt_at"].as_u64() else {
+            continue;
+        };
+        halts += 1;
+        let onset = line["onset"].as_u64().unwrap() as usize;
+        let at = at as usize;
+        assert!(onset <= at && at < text.len(), "{line}");
+        // The last copy of the block ends by the halt: it lies between onset and halt.
+        let evidence = line["evidence"].as_str().unwrap();
+        let region = &text.as_bytes()[onset..=at];
+        let needle = evidence.trim().as_bytes();
+        assert!(
+            region.windows(needle.len()).any(|w| w == needle),
+            "{evidence:?} not in {:?}",
+            String::from_utf8_lossy(region)
+        );
+        let words_after = text[at + 1..].split_whitespace().count() as u64;
+        assert_eq!(line["tokens_saved"], json!(words_after));
+    }
+    assert!(halts >= 12, "text-only halts {halts}");
+}
+
+/// Replays an agent trace on the guard directly: the most severe action per event.
+fn replay(config: &AgentConfig, events: &[Value]) -> Vec<Action> {
+    let mut g = AgentGuard::new(config);
+    events
+        .iter()
+        .map(|e| {
+            let args = serde_json::to_string(&e["args"]).unwrap();
+            let a = g
+                .call_with_thought(
+                    e["tool"].as_str().unwrap(),
+                    args.as_bytes(),
+                    e["thought"].as_str(),
+                )
+                .action;
+            let (r, er) = (e["result"].as_str(), e["error"].as_str());
+            let b = if r.is_some() || er.is_some() {
+                g.result(r.map(str::as_bytes), er.map(str::as_bytes)).action
+            } else {
+                Action::Continue
+            };
+            a.max(b)
+        })
+        .collect()
+}
+
+#[test]
+fn agent_traces_match_the_guard_and_their_labels() {
+    let path = data("agent-sample.jsonl");
+    let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
+    let input = records("agent-sample.jsonl");
+    assert_eq!(lines.len(), input.len());
+    let config = AgentConfig::default();
+    let (mut stuck, mut stuck_warned, mut calm_warned) = (0, 0, 0);
+    for (line, rec) in lines.iter().zip(&input) {
+        assert_eq!(line["type"], "events");
+        let actions = replay(&config, rec["events"].as_array().unwrap());
+        let first = |a: Action| actions.iter().position(|&x| x >= a).map(|i| i as u64);
+        assert_eq!(
+            line["first_warn_at"],
+            json!(first(Action::Warn)),
+            "{}",
+            rec["id"]
+        );
+        let halt = actions.iter().position(|&x| x == Action::Halt);
+        assert_eq!(line["halt_at"], json!(halt), "{}", rec["id"]);
+        if let Some(h) = halt {
+            assert_eq!(line["tokens_saved"], json!(actions.len() - 1 - h));
+            let onset = line["onset"].as_u64().unwrap();
+            assert!(onset <= h as u64, "the loop begins before it halts: {line}");
+        }
+        let warned = line["verdict"] != "continue";
+        if rec["label"]["stuck"] == true {
+            stuck += 1;
+            stuck_warned += usize::from(warned);
+        } else {
+            calm_warned += usize::from(warned);
+        }
+    }
+    assert_eq!(stuck, 40);
+    assert!(stuck_warned >= 38, "stuck runs warned: {stuck_warned}/40");
+    assert_eq!(calm_warned, 0, "runs labelled not stuck are left alone");
+}
+
+/// The same traces written as OpenAI chat transcripts get the same answers at the matching
+/// message positions.
+#[test]
+fn chat_transcripts_match_event_traces() {
+    let scratch = Scratch::new("chat");
+    let input = records("agent-sample.jsonl");
+    let (mut events_file, mut chat_file) = (String::new(), String::new());
+    let mut positions = Vec::new(); // per record: message index of each event
+    for r in &input {
+        let events = r["events"].as_array().unwrap();
+        let mut messages = vec![
+            json!({"role": "system", "content": "You are a shopping agent."}),
+            json!({"role": "user", "content": r["task"]}),
+        ];
+        let mut at = Vec::new();
+        for (i, e) in events.iter().enumerate() {
+            at.push(messages.len());
+            let id = format!("call_{i}");
+            messages.push(json!({"role": "assistant", "content": null, "tool_calls": [{
+                "id": id, "type": "function",
+                "function": {"name": e["tool"], "arguments": serde_json::to_string(&e["args"]).unwrap()}
+            }]}));
+            match (e["result"].as_str(), e["error"].as_str()) {
+                (_, Some(err)) => messages.push(
+                    json!({"role": "tool", "tool_call_id": id, "content": err, "is_error": true}),
+                ),
+                (Some(res), None) => {
+                    messages.push(json!({"role": "tool", "tool_call_id": id, "content": res}))
+                }
+                (None, None) => {}
+            }
+        }
+        positions.push(at);
+        let stripped: Vec<Value> = events
+            .iter()
+            .map(|e| json!({"tool": e["tool"], "args": e["args"], "result": e["result"], "error": e["error"]}))
+            .collect();
+        events_file += &json!({"id": r["id"], "events": stripped}).to_string();
+        events_file.push('\n');
+        chat_file += &json!({"id": r["id"], "messages": messages}).to_string();
+        chat_file.push('\n');
+    }
+    let ev = json_lines(&run(&[
+        "scan",
+        "--format",
+        "json",
+        &scratch.file("e.jsonl", events_file.as_bytes()),
+    ]));
+    let chat = json_lines(&run(&[
+        "scan",
+        "--format",
+        "json",
+        &scratch.file("c.jsonl", chat_file.as_bytes()),
+    ]));
+    assert_eq!(ev.len(), chat.len());
+    let mut loops = 0;
+    for ((e, c), at) in ev.iter().zip(&chat).zip(&positions) {
+        assert_eq!(c["type"], "messages");
+        assert_eq!(e["verdict"], c["verdict"], "{}", e["id"]);
+        assert_eq!(e["kind"], c["kind"], "{}", e["id"]);
+        for key in ["first_warn_at", "block_at", "halt_at", "onset"] {
+            let want = e[key].as_u64().map(|i| at[i as usize]);
+            let call_msg = c[key].as_u64().map(|i| {
+                // A verdict on a result lands on the tool message; its call is just before.
+                let i = i as usize;
+                if at.contains(&i) {
+                    i
+                } else {
+                    i - 1
+                }
+            });
+            assert_eq!(call_msg, want, "{key} of {}", e["id"]);
+        }
+        loops += usize::from(e["verdict"] != "continue");
+    }
+    assert!(loops >= 38, "{loops}");
+}
+
+#[test]
+fn standard_input_is_read_with_a_dash() {
+    let input = std::fs::read(data("smollm2-sample.jsonl")).unwrap();
+    let o = run_stdin(&["scan", "--format", "json", "-"], &input);
+    assert_eq!(o.status.code(), Some(1));
+    let lines = json_lines(&o);
+    assert_eq!(lines.len(), 40);
+    assert_eq!(lines.iter().filter(|l| l["verdict"] == "halt").count(), 16);
+}
+
+#[test]
+fn malformed_lines_are_reported_and_the_scan_goes_on() {
+    let scratch = Scratch::new("bad");
+    let good = r#"{"id": "loop", "token_ids": [1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16]}"#;
+    let lines = [
+        good,
+        "{not json",
+        "[1, 2]",
+        r#"{"id": "x", "prompt": "no data"}"#,
+        r#"{"id": "y", "token_ids": [1, -2, 3]}"#,
+        r#"{"id": "z", "token_ids": [1, 4294967296]}"#,
+        r#"{"id": "w", "text": 42}"#,
+        r#"{"id": "v", "events": [{"role": "narrator", "text": "hi"}]}"#,
+        r#"{"id": "u", "events": [{"args": {}}]}"#,
+        r#"{"id": "t", "pieces_hex": ["zz"], "token_ids": [1]}"#,
+        "",
+        r#"{"id": "clean", "text": "Nothing repeats here at all."}"#,
+    ];
+    let mut file = lines.join("\n").into_bytes();
+    file.extend_from_slice(b"\n{\"id\": \"bytes\", \"text\": \"\xff\xfe\"}\n");
+    let path = scratch.file("bad.jsonl", &file);
+    let o = run(&["scan", "--format", "json", &path]);
+    assert_eq!(o.status.code(), Some(2), "errors win over loops");
+    let ids: Vec<Value> = json_lines(&o).iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(ids, [json!("loop"), json!("clean")]);
+    let err = stderr(&o);
+    for (line, what) in [
+        (2, "not valid JSON"),
+        (3, "a record must be a JSON object"),
+        (4, "no `token_ids`, `text`, `events` or `messages` field"),
+        (5, "token_ids[1]: -2 is not a token id"),
+        (6, "token_ids[1]: 4294967296 is not a token id"),
+        (7, "`text` must be a string"),
+        (8, "events[0]: unknown role \"narrator\""),
+        (9, "events[0]: neither `tool` nor `role`"),
+        (10, "pieces_hex[0]: \"zz\" is not hexadecimal"),
+        (13, "not valid JSON"),
+    ] {
+        let want = format!("{path}:{line}: {what}");
+        assert!(err.contains(&want), "{want:?} missing from:\n{err}");
+    }
+    // The summary counts what could not be read.
+    let o = run(&["scan", &path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stdout(&o).contains("10 lines could not be read"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn exit_codes() {
+    let scratch = Scratch::new("exit");
+    let clean = scratch.file(
+        "clean.jsonl",
+        b"{\"text\": \"A short, ordinary answer.\"}\n",
+    );
+    assert_eq!(run(&["scan", &clean]).status.code(), Some(0));
+    let empty = scratch.file("empty.jsonl", b"");
+    let o = run(&["scan", &empty]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("Scanned 0 records"));
+    // A record that only warns: 0 by default, 1 with --fail-on warn.
+    let input = records("smollm2-sample.jsonl");
+    let warn_only = input
+        .iter()
+        .find(|r| r["id"] == "SmolLM2-135M-Instruct.Q4_1.gguf:p037:t10")
+        .unwrap();
+    let warn = scratch.file("warn.jsonl", format!("{warn_only}\n").as_bytes());
+    assert_eq!(run(&["scan", &warn]).status.code(), Some(0));
+    assert_eq!(
+        run(&["scan", "--fail-on", "warn", &warn]).status.code(),
+        Some(1)
+    );
+    let sample = data("smollm2-sample.jsonl");
+    let sample = sample.to_str().unwrap();
+    assert_eq!(
+        run(&["scan", "--fail-on", "never", sample]).status.code(),
+        Some(0)
+    );
+    // Missing files and bad arguments are errors.
+    let o = run(&["scan", "/nonexistent/file.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/nonexistent/file.jsonl: No such file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(run(&["scan"]).status.code(), Some(2));
+    assert_eq!(
+        run(&["scan", "--format", "xml", sample]).status.code(),
+        Some(2)
+    );
+}
+
+#[test]
+fn presets_and_configuration_files_change_the_thresholds() {
+    let scratch = Scratch::new("config");
+    let sample = data("smollm2-sample.jsonl");
+    let sample = sample.to_str().unwrap();
+    let halts = |args: &[&str]| {
+        let mut all = vec!["scan", "--format", "json"];
+        all.extend_from_slice(args);
+        all.push(sample);
+        let o = run(&all);
+        assert_ne!(o.status.code(), Some(2), "{}", stderr(&o));
+        json_lines(&o)
+            .iter()
+            .filter(|l| l["verdict"] == "halt")
+            .count()
+    };
+    let balanced = halts(&[]);
+    assert!(halts(&["--preset", "strict"]) > balanced);
+    assert!(halts(&["--preset", "lenient"]) < balanced);
+
+    // Printed defaults read back give the same answers.
+    let o = run(&["config", "--print-defaults"]);
+    assert_eq!(o.status.code(), Some(0));
+    let defaults = scratch.file("defaults.toml", &o.stdout);
+    assert_eq!(halts(&["--config", &defaults]), balanced);
+    let o = run(&["config", "--check", &defaults]);
+    assert!(stdout(&o).contains("valid (stream preset balanced, agent preset default)"));
+
+    // A key in TOML and in JSON: halting only at 10 copies halts fewer streams.
+    let toml = scratch.file(
+        "c.toml",
+        b"[stream]\nhalt_copies = 10\nline_halt_copies = 10\n",
+    );
+    let json = scratch.file(
+        "c.json",
+        br#"{"stream": {"halt_copies": 10, "line_halt_copies": 10}}"#,
+    );
+    let fewer = halts(&["--config", &toml]);
+    assert!(fewer < balanced, "{fewer} vs {balanced}");
+    assert_eq!(halts(&["--config", &json]), fewer);
+    // The file's preset, overridden by the command line's.
+    let strict = scratch.file("s.toml", b"[stream]\npreset = \"strict\"\n");
+    assert_eq!(
+        halts(&["--config", &strict]),
+        halts(&["--preset", "strict"])
+    );
+    assert_eq!(
+        halts(&["--config", &strict, "--preset", "balanced"]),
+        balanced
+    );
+
+    // Agent presets: gemini-cli's thresholds are higher than ours.
+    let agents = data("agent-sample.jsonl");
+    let warned = |preset: &str| {
+        let o = run(&[
+            "scan",
+            "--format",
+            "json",
+            "--preset",
+            preset,
+            agents.to_str().unwrap(),
+        ]);
+        json_lines(&o)
+            .iter()
+            .filter(|l| l["verdict"] != "continue")
+            .count()
+    };
+    assert!(warned("gemini_cli") < warned("default"));
+
+    // Errors name the file and the key, and stop before scanning.
+    let bad = scratch.file("bad.toml", b"[stream]\nhalt_copies = 1\n");
+    let o = run(&["scan", "--config", &bad, sample]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).is_empty());
+    assert!(
+        stderr(&o).contains(&format!("{bad}: stream.halt_copies = 1: allowed 2..=1000")),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["scan", "--preset", "fast", sample]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown preset \"fast\""));
+    let o = run(&["scan", "--config", "/nonexistent.toml", sample]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn the_progress_bar_stays_off_stderr_when_it_is_not_a_terminal() {
+    let scratch = Scratch::new("progress");
+    // Over the 4 MiB that turn the bar on for a terminal.
+    let sample = std::fs::read(data("smollm2-sample.jsonl")).unwrap();
+    let big: Vec<u8> = sample
+        .iter()
+        .copied()
+        .cycle()
+        .take(sample.len() * 16)
+        .collect();
+    assert!(big.len() > 4 << 20);
+    let path = scratch.file("big.jsonl", &big);
+    let o = run(&["scan", "--fail-on", "never", &path]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Scanned 640 records"));
+}
+
+/// The CLI's dependencies stay out of the library, and so out of its C artifacts.
+#[test]
+fn the_library_does_not_depend_on_the_cli_crates() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let o = Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal",
+            "-p",
+            "loopguard",
+            "--prefix",
+            "none",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tree = stdout(&o);
+    assert!(tree.contains("serde_json"), "{tree}");
+    for cli_only in ["clap", "indicatif", "toml"] {
+        assert!(
+            !tree.lines().any(|l| l.starts_with(&format!("{cli_only} "))),
+            "{cli_only} in the library's tree:\n{tree}"
+        );
+    }
+}
