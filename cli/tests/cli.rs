@@ -95,7 +95,10 @@ fn the_readme_command_shows_the_halts_with_their_repeated_text() {
         text.contains("tokens that would have been saved: 4313 of 16900"),
         "{text}"
     );
-    assert!(text.contains("most saved first (16 shown):"), "every halt is listed: {text}");
+    assert!(
+        text.contains("most saved first (16 shown):"),
+        "every halt is listed: {text}"
+    );
     assert!(
         text.contains("halt at token 59 of 512: exact_loop, period 7")
             && text.contains("repeating \" of patience and perseverance, a tale\""),
