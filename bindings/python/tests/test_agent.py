@@ -1,0 +1,65 @@
+import json
+from pathlib import Path
+
+import pytest
+
+import loopguard as lg
+from loopguard import Action, AgentKind
+
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
+
+
+def test_identical_calls_warn_then_block_with_recovery_text():
+    with lg.AgentGuard() as a:
+        actions = []
+        for _ in range(4):
+            actions.append(a.call("search", {"query": "weather in Paris"}))
+            a.result(error="HTTP 503: service unavailable")
+        assert actions[:2] == [Action.CONTINUE, Action.CONTINUE]
+        assert Action.WARN in actions and actions[-1] >= Action.BLOCK
+        v = a.verdict
+        assert v.kind in (AgentKind.IDENTICAL_CALL, AgentKind.SAME_ERROR)
+        assert v.evidence and v.evidence[-1] == v.step
+        text = a.describe("full")
+        assert "<loop-recovery>" in text and "search" in text
+        assert a.stats["calls"] == 4
+        a.user("try something else")
+        assert a.call("search", {"query": "weather in Paris"}) == Action.CONTINUE
+
+
+def test_real_react_runs_stuck_and_not():
+    runs = [json.loads(l) for l in open(DATA / "agent-sample.jsonl")]
+    warned = {True: 0, False: 0}
+    for run in runs:
+        with lg.AgentGuard() as a:
+            worst = Action.CONTINUE
+            for e in run["events"]:
+                worst = max(worst, a.call(e["tool"], e["args"]))
+                if e["result"] is not None or e["error"] is not None:
+                    worst = max(worst, a.result(e["result"], e["error"]))
+            warned[run["label"]["stuck"]] += worst >= Action.WARN
+    assert warned[True] >= 37 and warned[False] == 0
+
+
+def test_configuration_presets_and_tools():
+    cfg = lg.AgentConfig("roo_code", tools={"status": {"poller": True}, "read": {"repeats": (9, 0, 0)}},
+                         ignored_fields=["nonce"])
+    with lg.AgentGuard(cfg) as a:
+        for i in range(6):
+            assert a.call("read", {"path": "a.txt", "nonce": i}) == Action.CONTINUE
+    with pytest.raises(lg.ConfigError, match="unknown agent preset"):
+        lg.AgentConfig("fast")
+    with pytest.raises(lg.ConfigError, match="unknown policy"):
+        lg.AgentConfig(tools={"x": {"sometimes": True}})
+    with pytest.raises(lg.ConfigError):
+        lg.AgentConfig(window=2)
+
+
+def test_bad_input():
+    with lg.AgentGuard() as a:
+        assert a.call("t", "{not json") == Action.CONTINUE
+        assert a.stats["invalid_args"] == 1
+        assert a.call("t", b"\xff\xfe") == Action.CONTINUE
+        with pytest.raises(TypeError):
+            a.message(3)
+        assert a.call("t", None) == Action.CONTINUE

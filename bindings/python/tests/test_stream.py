@@ -1,0 +1,149 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import loopguard as lg
+from loopguard import Action, Kind
+
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
+
+
+def sample():
+    with open(DATA / "smollm2-sample.jsonl") as f:
+        return [json.loads(line) for line in f]
+
+
+def test_real_generations_halt_where_the_rust_guard_does():
+    """The 40 bundled SmolLM2 generations: 16 halt, at the token the CLI reports."""
+    cli = {
+        "SmolLM2-135M-Instruct.Q4_1.gguf:p092:greedy": (59, 20, 7),
+        "SmolLM2-135M-Instruct.Q4_1.gguf:p024:greedy": (90, 11, 1),
+        "SmolLM2-135M-Instruct.Q4_1.gguf:p046:greedy": (57, 18, 11),
+    }
+    halts = 0
+    with lg.StreamGuard() as g:
+        for rec in sample():
+            g.reset()
+            halted_at = None
+            for i, (tok, piece) in enumerate(zip(rec["token_ids"], rec["pieces"])):
+                if g.push(tok, piece) == Action.HALT:
+                    halted_at = i
+                    break
+            if halted_at is None:
+                continue
+            halts += 1
+            v = g.verdict
+            assert v.action == Action.HALT and v.at == halted_at
+            assert g.repeated_text and g.describe().startswith("Halted at symbol")
+            if rec["id"] in cli:
+                assert (halted_at, v.onset, v.period) == cli[rec["id"]]
+    assert halts == 16
+
+
+def test_verdict_details_clone_reset_and_stats():
+    g = lg.StreamGuard(preset="strict")
+    block = [(100 + i, f" w{i}") for i in range(16)]
+    actions = [g.push(t, p) for t, p in block * 3]
+    assert actions[-1] == Action.HALT and Action.WARN in actions
+    v = g.verdict
+    assert (v.kind, v.period, v.onset, v.at) == (Kind.EXACT_LOOP, 16, 0, 47)
+    assert v.onset_byte == 0
+    assert g.repeated_text == "".join(p for _, p in block).encode()
+    assert g.push(1, "x") == Action.HALT, "a halt is sticky"
+    copy = g.clone()
+    g.reset()
+    assert g.verdict.action == Action.CONTINUE and copy.verdict.action == Action.HALT
+    assert g.stats == {"symbols": 0, "bytes": 0, "warnings": 0, "first_warn_at": None, "halted_at": None}
+    assert copy.stats["halted_at"] == 47
+    assert 10_000 < g.memory_usage <= 16 * 1024 + 256
+    for level in ("brief", "summary", "full"):
+        assert copy.describe(level)
+    copy.close()
+    g.close()
+
+
+def test_text_alone_and_callbacks():
+    seen = []
+    with lg.StreamGuard() as g:
+        g.set_callbacks(on_warn=lambda slot, v: seen.append(("warn", v.action)),
+                        on_halt=lambda slot, v: seen.append(("halt", v.kind)))
+        action = Action.CONTINUE
+        for _ in range(40):
+            action = g.push_text("the cat sat on the mat and looked at me. ")
+            if action == Action.HALT:
+                break
+        assert action == Action.HALT
+        assert [s for s in seen if s[0] == "halt"] == [("halt", g.verdict.kind)]
+        assert any(s[0] == "warn" for s in seen)
+        assert b"cat sat on the mat" in g.repeated_text
+
+
+def test_normal_text_does_not_halt():
+    text = (Path(lg.__file__).read_text() * 1)[:20000]
+    with lg.StreamGuard() as g:
+        assert g.push_text(text) != Action.HALT
+        assert g.finish_text() != Action.HALT
+
+
+def test_configuration():
+    c = lg.StreamConfig("lenient", halt_copies=5, breakers=["</think>"], exempt=["chorus"])
+    assert c.halt_copies == 5 and c.breakers_len == 1
+    lg.StreamGuard(c).close()
+    vllm = lg.StreamConfig(vllm=(1, 16, 4))
+    assert vllm.halt_copies == 4
+    with pytest.raises(lg.ConfigError, match="halt_copies = 1: allowed 2..=1000"):
+        lg.StreamConfig(halt_copies=1)
+    with pytest.raises(lg.ConfigError, match="unknown preset 'fast'"):
+        lg.StreamConfig("fast")
+    with pytest.raises(lg.ConfigError, match="unknown field 'halt_copy'"):
+        lg.StreamConfig(halt_copy=3)
+    with pytest.raises(lg.ConfigError, match="out of the field's range"):
+        lg.StreamConfig(window=2**40)
+    with pytest.raises(lg.ConfigError, match="patterns of 1..=256 bytes"):
+        lg.StreamConfig(breakers=[""])
+    with pytest.raises(TypeError):
+        lg.StreamGuard(c, preset="strict")
+
+
+def test_bad_input_raises_clear_errors():
+    g = lg.StreamGuard()
+    with pytest.raises(ValueError, match="out of range"):
+        g.push(-1)
+    with pytest.raises(ValueError, match="out of range"):
+        g.push(2**32)
+    with pytest.raises(TypeError, match="piece must be bytes or str"):
+        g.push(1, 42)
+    assert g.push(2**32 - 1, b"\xff\xfe") == Action.CONTINUE, "invalid UTF-8 is fine"
+    assert g.push(7, b"") == Action.CONTINUE
+    g.close()
+    g.close()
+    with pytest.raises(lg.LoopguardError, match="StreamGuard is closed"):
+        g.push(1)
+    with pytest.raises(ValueError, match="verbosity"):
+        lg.StreamGuard().describe("loud")
+
+
+def test_reentry_from_a_callback_is_refused_not_a_crash():
+    errors = []
+    with lg.StreamGuard() as g:
+        def on_warn(slot, v):
+            try:
+                g.reset()
+            except lg.LoopguardError as e:
+                errors.append(e.status)
+
+        g.set_callbacks(on_warn=on_warn)
+        for _ in range(10):
+            g.push_text("again and again and again. ")
+        assert errors and errors[0] == lg.Status.ERR_REENTRANT
+
+
+def test_a_missing_library_says_how_to_build_it():
+    code = "import loopguard; loopguard.version()"
+    env = {"LOOPGUARD_LIB": "/nonexistent/libloopguard.so", "PYTHONPATH": str(Path(lg.__file__).parents[1])}
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "cargo build --release" in r.stderr and "LOOPGUARD_LIB" in r.stderr
