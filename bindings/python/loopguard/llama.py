@@ -49,6 +49,7 @@ class LlamaGuard:
         self.generated = 0
         self.guard_ns = 0
         self._fed = None  # tokens of the history already seen (prompt included)
+        self._pieces = {}  # token id -> its text, detokenized once
         self.logits_processor = LogitsProcessorList([self._process])
         self.stopping_criteria = StoppingCriteriaList([self._stop])
 
@@ -74,7 +75,9 @@ class LlamaGuard:
         start = time.perf_counter_ns()
         for token in input_ids[self._fed : n]:
             token = int(token)
-            piece = self.llm.detokenize([token])
+            piece = self._pieces.get(token)
+            if piece is None:
+                piece = self._pieces[token] = self.llm.detokenize([token])
             self.generated += 1
             try:
                 action = self.guard.push(token, piece)
