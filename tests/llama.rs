@@ -34,7 +34,10 @@ fn llama() -> Option<Llama> {
         Ok(o) if o.status.success() => o,
         Ok(o) => {
             let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
-            assert!(!required, "required (LOOPGUARD_REQUIRE_TOOLS is set): {why}");
+            assert!(
+                !required,
+                "required (LOOPGUARD_REQUIRE_TOOLS is set): {why}"
+            );
             eprintln!("skipped: {why}");
             return None;
         }
@@ -67,7 +70,11 @@ fn compile(l: &Llama) -> PathBuf {
         .args(["build", "--release", "--lib", "--quiet"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let exe = std::env::temp_dir().join(format!("loopguard-generate-{}", std::process::id()));
     let dir = root().join("bindings/llama.cpp");
     let out = Command::new("gcc")
@@ -87,7 +94,11 @@ fn compile(l: &Llama) -> PathBuf {
         .args(["-lm", "-lpthread", "-ldl"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     exe
 }
 
@@ -126,15 +137,25 @@ fn the_sampler_halts_a_looping_generation_and_leaves_a_normal_one_alone() {
 
     // The looping prompt: halted well before the limit, with the reason and repeated text.
     let (out, guarded) = generate(&exe, &l.model, &["-p", LOOPING]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(field(&guarded, "stop"), "halt", "{guarded}");
     let n: u32 = field(&guarded, "generated").parse().unwrap();
     assert!(n < BUDGET / 2, "halted after {n} of {BUDGET} tokens");
     assert_eq!(field(&guarded, "saved"), (BUDGET - n).to_string());
-    assert!(guarded.contains("[loopguard] Halted at symbol"), "{guarded}");
+    assert!(
+        guarded.contains("[loopguard] Halted at symbol"),
+        "{guarded}"
+    );
     assert!(guarded.contains(&format!("{} tokens saved", BUDGET - n)));
     let share: f64 = field(&guarded, "share").parse().unwrap();
-    assert!(share > 0.0 && share < 0.01, "guard share of per-token time {share}");
+    assert!(
+        share > 0.0 && share < 0.01,
+        "guard share of per-token time {share}"
+    );
     eprintln!(
         "{}",
         guarded
@@ -173,7 +194,10 @@ fn bad_input_gets_a_message_and_a_clean_exit() {
     let (out, text) = generate(&exe, &l.model, &["--halt-copies", "1"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("invalid halt_copies = 1: allowed 2..=1000"), "{err}");
+    assert!(
+        err.contains("invalid halt_copies = 1: allowed 2..=1000"),
+        "{err}"
+    );
     assert!(text.is_empty(), "{text}");
 
     let out = Command::new(&exe).arg("-n").arg("0").output().unwrap();

@@ -17,7 +17,10 @@ fn python_package() {
         .args(["-c", "import pytest, numpy"])
         .output();
     if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(!required, "python3 with pytest and numpy is required: pip install pytest numpy");
+        assert!(
+            !required,
+            "python3 with pytest and numpy is required: pip install pytest numpy"
+        );
         eprintln!("skipped: python3 with pytest and numpy is not installed");
         return;
     }
@@ -27,10 +30,23 @@ fn python_package() {
         .args(["build", "--release", "--lib", "--quiet"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = Command::new("python3")
         .current_dir(root.join("bindings/python"))
-        .args(["-m", "pytest", "-q", "-rs", "-s", "-p", "no:cacheprovider", "tests"])
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-rs",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "tests",
+        ])
         .env("LOOPGUARD_LIB", root.join("target/release/libloopguard.so"))
         .output()
         .unwrap();
@@ -42,7 +58,10 @@ fn python_package() {
     assert!(out.status.success(), "pytest failed:\n{text}");
     // The summary (and the adapter's measured share of the time per token) in the test log.
     for line in text.lines().filter(|l| {
-        l.contains("passed") || l.contains("SKIPPED") || l.starts_with("llama-cpp-python") || l.starts_with("guard per token")
+        l.contains("passed")
+            || l.contains("SKIPPED")
+            || l.starts_with("llama-cpp-python")
+            || l.starts_with("guard per token")
     }) {
         eprintln!("{line}");
     }

@@ -112,3 +112,16 @@ def test_a_normal_answer_runs_to_its_end_untouched(llm, prompt):
         assert not guard.halted and guard.error is None
         assert guard.generated == guarded["usage"]["completion_tokens"]
     assert guarded["choices"][0]["message"]["content"] == plain["choices"][0]["message"]["content"]
+
+
+def test_a_guard_error_stops_generation_cleanly(llm):
+    from loopguard import LoopguardError
+    from loopguard.llama import LlamaGuard
+
+    guard = LlamaGuard(llm)
+    guard.guard.close()  # every push now fails
+    out, _ = chat(llm, NORMAL[0], logits_processor=guard.logits_processor)
+    assert isinstance(guard.error, LoopguardError) and "closed" in str(guard.error)
+    assert guard.halted
+    assert out["choices"][0]["finish_reason"] == "stop"
+    assert out["usage"]["completion_tokens"] <= 2
