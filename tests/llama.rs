@@ -10,13 +10,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+mod tools;
+use tools::{root, succeed};
+
 const LOOPING: &str = "Write a short essay about the ocean.";
 const NORMAL: &str = "Write a Rust function that reverses a linked list.";
 const BUDGET: u32 = 400;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 struct Llama {
     include: String,
@@ -29,24 +28,17 @@ fn llama() -> Option<Llama> {
     let out = Command::new("python3")
         .arg(root().join("bindings/llama.cpp/find_llama.py"))
         .output();
-    let required = std::env::var("LOOPGUARD_REQUIRE_TOOLS").is_ok();
-    let out = match out {
-        Ok(o) if o.status.success() => o,
-        Ok(o) => {
-            let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
-            assert!(
-                !required,
-                "required (LOOPGUARD_REQUIRE_TOOLS is set): {why}"
-            );
-            eprintln!("skipped: {why}");
-            return None;
-        }
-        Err(e) => {
-            assert!(!required, "python3 is required: {e}");
-            eprintln!("skipped: python3 is missing");
-            return None;
-        }
+    let (ok, why) = match &out {
+        Ok(o) => (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stderr).trim().to_string(),
+        ),
+        Err(e) => (false, format!("python3 is missing: {e}")),
     };
+    if !tools::available(ok, &why) {
+        return None;
+    }
+    let out = out.unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let get = |k: &str| v[k].as_str().unwrap().to_string();
     Some(Llama {
@@ -64,40 +56,25 @@ fn build(l: &Llama) -> PathBuf {
 }
 
 fn compile(l: &Llama) -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(root())
-        .args(["build", "--release", "--lib", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let lib = tools::release_lib_dir();
     let exe = std::env::temp_dir().join(format!("loopguard-generate-{}", std::process::id()));
     let dir = root().join("bindings/llama.cpp");
-    let out = Command::new("gcc")
-        .args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"])
-        .arg("-I")
-        .arg(root().join("include"))
-        .arg("-I")
-        .arg(&l.include)
-        .arg(dir.join("generate.c"))
-        .arg(dir.join("loopguard_sampler.c"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(format!("-L{}", l.lib))
-        .arg(format!("-Wl,-rpath,{}", l.lib))
-        .args(["-lllama", "-lggml", "-lggml-base"])
-        .arg(root().join("target/release/libloopguard.a"))
-        .args(["-lm", "-lpthread", "-ldl"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeed(
+        Command::new("gcc")
+            .args(["-std=c11", "-O2", "-Wall", "-Wextra", "-Werror"])
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg("-I")
+            .arg(&l.include)
+            .arg(dir.join("generate.c"))
+            .arg(dir.join("loopguard_sampler.c"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(format!("-L{}", l.lib))
+            .arg(format!("-Wl,-rpath,{}", l.lib))
+            .args(["-lllama", "-lggml", "-lggml-base"])
+            .arg(lib.join("libloopguard.a"))
+            .args(["-lm", "-lpthread", "-ldl"]),
     );
     exe
 }

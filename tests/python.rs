@@ -6,35 +6,21 @@
 //! Needs python3 with pytest and numpy; skipped without them unless
 //! `LOOPGUARD_REQUIRE_TOOLS=1` (set by `.ci/run`).
 
-use std::path::PathBuf;
 use std::process::Command;
+
+mod tools;
 
 #[test]
 fn python_package() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let required = std::env::var("LOOPGUARD_REQUIRE_TOOLS").is_ok();
+    let root = tools::root();
     let probe = Command::new("python3")
         .args(["-c", "import pytest, numpy"])
         .output();
-    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
-        assert!(
-            !required,
-            "python3 with pytest and numpy is required: pip install pytest numpy"
-        );
-        eprintln!("skipped: python3 with pytest and numpy is not installed");
+    let why = "python3 with pytest and numpy is not installed: pip install pytest numpy";
+    if !tools::available(probe.is_ok_and(|o| o.status.success()), why) {
         return;
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let out = Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "--lib", "--quiet"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let lib = tools::release_lib_dir().join("libloopguard.so");
     let out = Command::new("python3")
         .current_dir(root.join("bindings/python"))
         .args([
@@ -47,7 +33,7 @@ fn python_package() {
             "no:cacheprovider",
             "tests",
         ])
-        .env("LOOPGUARD_LIB", root.join("target/release/libloopguard.so"))
+        .env("LOOPGUARD_LIB", lib)
         .output()
         .unwrap();
     let text = format!(

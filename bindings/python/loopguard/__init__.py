@@ -306,6 +306,24 @@ class AgentVerdict:
     evidence: tuple
 
 
+def _resolve(config, cls, fields: dict):
+    """The config given, or one built from its arguments (not both)."""
+    if config is None:
+        return cls(**fields)
+    if fields:
+        raise TypeError(f"give a {cls.__name__} or its arguments, not both")
+    return config
+
+
+def _create(fn, *args) -> c_void_p:
+    """Calls an ``lg_*_new`` function whose last argument is the out-handle."""
+    out = c_void_p()
+    status = fn(*args, byref(out))
+    if status != 0:
+        raise LoopguardError(_status_str(status), status)
+    return out
+
+
 class _Handle:
     """An owned C handle: freed by ``close()``, the context manager or the collector."""
 
@@ -369,15 +387,8 @@ class StreamGuard(_Handle):
     _last_error = "lg_stream_last_error"
 
     def __init__(self, config: Optional[StreamConfig] = None, **preset_and_fields):
-        if config is None:
-            config = StreamConfig(**preset_and_fields)
-        elif preset_and_fields:
-            raise TypeError("give a StreamConfig or its arguments, not both")
-        out = c_void_p()
-        status = lib().lg_stream_new(byref(config._c), byref(out))
-        if status != 0:
-            raise LoopguardError(_status_str(status), status)
-        super().__init__(out)
+        config = _resolve(config, StreamConfig, preset_and_fields)
+        super().__init__(_create(lib().lg_stream_new, byref(config._c)))
         self._action = c_uint8()
         self._callbacks = None
 
@@ -515,11 +526,7 @@ class Pool(_Handle):
         config = config or StreamConfig()
         if capacity <= 0:
             raise ValueError("capacity must be positive")
-        out = c_void_p()
-        status = lib().lg_pool_new(byref(config._c), capacity, byref(out))
-        if status != 0:
-            raise LoopguardError(_status_str(status), status)
-        super().__init__(out)
+        super().__init__(_create(lib().lg_pool_new, byref(config._c), capacity))
         self._callbacks = None
 
     def add(self) -> int:
@@ -578,15 +585,8 @@ class AgentGuard(_Handle):
     _last_error = "lg_agent_last_error"
 
     def __init__(self, config: Optional[AgentConfig] = None, **preset_and_fields):
-        if config is None:
-            config = AgentConfig(**preset_and_fields)
-        elif preset_and_fields:
-            raise TypeError("give an AgentConfig or its arguments, not both")
-        out = c_void_p()
-        status = lib().lg_agent_new(byref(config._c), byref(out))
-        if status != 0:
-            raise LoopguardError(_status_str(status), status)
-        super().__init__(out)
+        config = _resolve(config, AgentConfig, preset_and_fields)
+        super().__init__(_create(lib().lg_agent_new, byref(config._c)))
         self._action = c_uint8()
 
     def _act(self, status: int) -> Action:
