@@ -142,7 +142,23 @@ def _ffi_status(name: str) -> int:
     return _ffi.ENUMS["lg_status"].index(name)
 
 
-class StreamConfig:
+class _Config:
+    """A filled C config struct, validated by the library; its fields read as attributes."""
+
+    def _validated(self, c, validate) -> None:
+        buf = ctypes.create_string_buffer(256)
+        status = validate(byref(c), buf, len(buf))
+        if status != 0:
+            raise ConfigError(buf.value.decode(errors="replace"), status)
+        self._c = c
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._c, name)
+
+
+class StreamConfig(_Config):
     """Settings of stream guards: a preset (``strict``, ``balanced``, ``lenient``) or vLLM's
     ``repetition_detection`` (``vllm=(min_pattern_size, max_pattern_size, min_count)``), then
     any field of ``lg_stream_config`` by name, plus ``breakers`` and ``exempt`` pattern lists.
@@ -174,19 +190,10 @@ class StreamConfig:
         self._exempt, self._keep_e = _strs(exempt)
         c.breakers, c.breakers_len = self._breakers, len(self._keep_b)
         c.exempt, c.exempt_len = self._exempt, len(self._keep_e)
-        self._c = c
-        buf = ctypes.create_string_buffer(256)
-        status = lib().lg_stream_config_validate(byref(c), buf, len(buf))
-        if status != 0:
-            raise ConfigError(buf.value.decode(errors="replace"), status)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._c, name)
+        self._validated(c, lib().lg_stream_config_validate)
 
 
-class AgentConfig:
+class AgentConfig(_Config):
     """Settings of agent guards: a preset (``default``, ``gemini_cli``, ``openhands``,
     ``roo_code``, ``cline``), then fields of ``lg_agent_config`` by name (thresholds as
     ``(warn, block, halt)``), ``ignored_fields``, ``progress_patterns`` and ``tools``:
@@ -248,16 +255,7 @@ class AgentConfig:
                         )
             c.tools, c.tools_len = policies, len(tools)
             self._keep.append(policies)
-        self._c = c
-        buf = ctypes.create_string_buffer(256)
-        status = lib().lg_agent_config_validate(byref(c), buf, len(buf))
-        if status != 0:
-            raise ConfigError(buf.value.decode(errors="replace"), status)
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self._c, name)
+        self._validated(c, lib().lg_agent_config_validate)
 
 
 @dataclass(frozen=True)
