@@ -14,9 +14,6 @@
 //! Each figure is the median of several rounds. The benchmark checks its own results: the
 //! session it times must warn, block and halt where expected.
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use loopguard::ffi::{
     lg_action, lg_agent, lg_agent_call, lg_agent_config, lg_agent_config_init, lg_agent_free,
     lg_agent_new, lg_agent_result, lg_status,
@@ -24,20 +21,8 @@ use loopguard::ffi::{
 use loopguard::{Action, AgentConfig, AgentGuard};
 use serde_json::Value;
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn time(rounds: usize, mut f: impl FnMut() -> u64) -> f64 {
-    let mut secs = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let t = Instant::now();
-        black_box(f());
-        secs.push(t.elapsed().as_secs_f64());
-    }
-    median(secs)
-}
+mod common;
+use common::time;
 
 /// `n` call events: 1 KB arguments, one in four a repeat of an earlier call, one in eight
 /// failing, one in sixteen preceded by a message.

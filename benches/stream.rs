@@ -18,11 +18,11 @@
 //! Each measurement is the median of several rounds. The benchmark checks its own results: the
 //! `vllm_compatible(1, 256, 3)` guard must halt on exactly the tokens the naive scan flags.
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use loopguard::{Action, StreamConfig, StreamGuard, StreamSettings};
 use serde_json::Value;
+
+mod common;
+use common::time;
 
 struct Stream {
     ids: Vec<u32>,
@@ -67,22 +67,6 @@ fn naive_tail_scan(ids: &[u32], max_p: usize, copies: usize) -> Option<usize> {
         }
     }
     None
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-/// Runs `f` `rounds` times and returns the median seconds per call.
-fn time(rounds: usize, mut f: impl FnMut() -> u64) -> f64 {
-    let mut secs = Vec::with_capacity(rounds);
-    for _ in 0..rounds {
-        let t = Instant::now();
-        black_box(f());
-        secs.push(t.elapsed().as_secs_f64());
-    }
-    median(secs)
 }
 
 fn main() {

@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 199309L
 #include "loopguard_sampler.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

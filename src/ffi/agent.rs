@@ -942,18 +942,7 @@ pub unsafe extern "C" fn lg_agent_memory_usage(
     agent: *const lg_agent,
     out: *mut usize,
 ) -> lg_status {
-    boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_agent::with(agent, |g| Ok(g.memory_usage())) {
-            Ok(n) => {
-                *out = n;
-                LG_OK
-            }
-            Err(e) => e,
-        }
-    })
+    boundary(|| write_out(out, || lg_agent::with(agent, |g| Ok(g.memory_usage()))))
 }
 
 /// Sets the callbacks (either may be NULL) and their user data: `on_warn` on every warn or

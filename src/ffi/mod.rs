@@ -356,6 +356,25 @@ unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], lg_st
     Ok(std::slice::from_raw_parts_mut(ptr, len))
 }
 
+/// Runs `f` and writes its value into `*out`. A NULL `out` is an error before `f` runs (so a
+/// call with side effects, such as taking a pool slot, does nothing); `*out` is written only on
+/// success.
+///
+/// # Safety
+/// `out` must be NULL or valid for a write of `T`.
+unsafe fn write_out<T>(out: *mut T, f: impl FnOnce() -> Result<T, lg_status>) -> lg_status {
+    if out.is_null() {
+        return LG_ERR_NULL;
+    }
+    match f() {
+        Ok(value) => {
+            out.write(value);
+            LG_OK
+        }
+        Err(e) => e,
+    }
+}
+
 /// Writes `value` into a caller's versioned struct: only the bytes its `struct_size` covers,
 /// leaving `struct_size` as it was.
 ///

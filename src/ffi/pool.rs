@@ -97,22 +97,15 @@ pub unsafe extern "C" fn lg_pool_free(pool: *mut lg_pool) {
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> lg_status {
     boundary(|| {
-        if out_slot.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_pool::with(pool, |s| {
-            let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)?;
-            let slot = &mut s.slots[index as usize];
-            slot.used = true;
-            slot.guard.reset();
-            Ok(((slot.generation as u64) << 32) | index as u64)
-        }) {
-            Ok(id) => {
-                *out_slot = id;
-                LG_OK
-            }
-            Err(e) => e,
-        }
+        write_out(out_slot, || {
+            lg_pool::with(pool, |s| {
+                let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)?;
+                let slot = &mut s.slots[index as usize];
+                slot.used = true;
+                slot.guard.reset();
+                Ok(((slot.generation as u64) << 32) | index as u64)
+            })
+        })
     })
 }
 

@@ -266,18 +266,7 @@ pub unsafe extern "C" fn lg_stream_memory_usage(
     stream: *const lg_stream,
     out: *mut usize,
 ) -> lg_status {
-    boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_stream::with(stream, |g| Ok(g.memory_usage())) {
-            Ok(n) => {
-                *out = n;
-                LG_OK
-            }
-            Err(e) => e,
-        }
-    })
+    boundary(|| write_out(out, || lg_stream::with(stream, |g| Ok(g.memory_usage()))))
 }
 
 /// Writes the stream's counters into `*out` (set `out->struct_size` first). O(1).
