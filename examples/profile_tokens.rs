@@ -41,10 +41,24 @@ fn main() {
         .ok()
         .and_then(|v| v.parse::<usize>().ok())
     {
-        // POOL=N: N guards advanced one token each in turn, as a batched server does.
-        let mut guards: Vec<StreamGuard> = (0..n).map(|_| StreamGuard::new(&config)).collect();
+        // POOL=N: an `lg_pool` of N sequences advanced one token each per `lg_pool_push`, as a
+        // batched server does (the C ABI, called as C would).
+        use loopguard::ffi::*;
+        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
+        // SAFETY: init fills the whole struct; the pool lives until the end of this block.
+        let c = unsafe {
+            lg_stream_config_init(c.as_mut_ptr());
+            c.assume_init()
+        };
+        let mut pool = std::ptr::null_mut();
+        assert_eq!(unsafe { lg_pool_new(&c, n, &mut pool) }, lg_status::LG_OK);
+        let mut slots = vec![0u64; n];
+        for s in slots.iter_mut() {
+            assert_eq!(unsafe { lg_pool_add(pool, s) }, lg_status::LG_OK);
+        }
         let mut rest: Vec<&[u32]> = (0..n).map(|k| &streams[k % streams.len()][..]).collect();
         let mut which: Vec<usize> = (0..n).collect();
+        let (mut tokens, mut actions) = (vec![0u32; n], vec![0u8; n]);
         let (mut acc, steps) = (0u64, reps * 100);
         let t = std::time::Instant::now();
         for _ in 0..steps {
@@ -52,13 +66,25 @@ fn main() {
                 if rest[k].is_empty() {
                     which[k] += n;
                     rest[k] = &streams[which[k] % streams.len()][..];
-                    guards[k].reset();
+                    unsafe { lg_pool_reset(pool, slots[k]) };
                 }
-                acc += guards[k].push_token(rest[k][0], None).action as u64;
+                tokens[k] = rest[k][0];
                 rest[k] = &rest[k][1..];
             }
+            let st = unsafe {
+                lg_pool_push(
+                    pool,
+                    slots.as_ptr(),
+                    tokens.as_ptr(),
+                    n,
+                    actions.as_mut_ptr(),
+                )
+            };
+            assert_eq!(st, lg_status::LG_OK);
+            acc += actions.iter().map(|&a| a as u64).sum::<u64>();
         }
         let per = t.elapsed().as_secs_f64() * 1e9 / (steps * n) as f64;
+        unsafe { lg_pool_free(pool) };
         println!(
             "pool of {n}: {} sequence-tokens, {per:.2} ns each ({acc})",
             steps * n

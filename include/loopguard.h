@@ -271,7 +271,8 @@ typedef struct lg_stream_config {
   uint32_t near_window;
   // Coverage that warns, in (0, 1].
   float near_warn;
-  // Coverage that halts once it lasts near_patience; 0 = off.
+  // Coverage that halts once it lasts near_patience; 0 = off. Halts only on streams with
+  // text, where indented lines, code fences and tables are left out of the coverage.
   float near_halt;
   // Symbols the halting coverage must last.
   uint32_t near_patience;

@@ -88,7 +88,9 @@ pub struct StreamSettings {
     /// Share of the recent symbols whose n-gram was already seen in the window, to warn. `(0, 1]`.
     pub near_warn: f32,
     /// Share of the recent symbols already seen, to halt once it lasts `near_patience`.
-    /// `0` (off: near loops only warn) or `[near_warn, 1]`.
+    /// `0` (off: near loops only warn) or `[near_warn, 1]`. Near loops halt only on streams with
+    /// text (pieces or text alone), where symbols on indented lines, in code fences and in
+    /// tables are left out of the coverage: on ids alone they warn.
     pub near_halt: f32,
     /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
     pub near_patience: u32,
@@ -144,10 +146,11 @@ impl StreamSettings {
             long_halt_run: 256,
             near_window: 256,
             near_warn: 0.35,
-            // Human ChangeLogs and copyright files reach any coverage a near loop does: by
-            // default near loops warn and never halt on their own.
-            near_halt: 0.0,
-            near_patience: 64,
+            // Human ChangeLogs, copyright files and code reach any coverage a near loop does,
+            // but on indented lines, in fences and in tables, which coverage leaves out when
+            // the text is known. Without text near loops only warn.
+            near_halt: 0.75,
+            near_patience: 32,
             char_run_warn: 24,
             char_run_halt: 96,
             separator_run_halt: 2048,
@@ -182,6 +185,8 @@ impl StreamSettings {
                 long_warn_run: 128,
                 long_halt_run: 512,
                 near_warn: 0.45,
+                near_halt: 0.9,
+                near_patience: 64,
                 char_run_warn: 48,
                 char_run_halt: 256,
                 line_warn_copies: 4,

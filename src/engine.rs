@@ -158,6 +158,12 @@ pub(crate) struct Engine {
     dense_at: usize,
     /// Multiplies near-loop patience (code blocks, tables).
     pub slack: f32,
+    /// The symbol about to be pushed lies in code, a table or an indented block: it never
+    /// counts as covered. Set by a stream with text before each push.
+    pub structured: bool,
+    /// The stream's text is known, so structured symbols are told apart: only then may a near
+    /// loop halt (on ids alone a data table or a changelog looks the same as one).
+    pub text_known: bool,
     /// The evidence of the last push that returned more than `Continue`.
     found: Finding,
 }
@@ -217,6 +223,8 @@ impl Engine {
             pos: 0,
             floor: 0,
             slack: 1.0,
+            structured: false,
+            text_known: false,
             found: Finding::default(),
             ngram: p.ngram as u32,
             index_bits: p.index_bits,
@@ -294,49 +302,21 @@ impl Engine {
         let avail = pos - self.floor;
         let alert = self.dense > 0 && self.dense_step(s, avail);
         let n = self.ngram as u64;
-        // Fields go through locals, read once and written once: stores into the buffers
-        // would otherwise make the compiler reload every field after each of them.
-        let syms = &mut *self.syms;
-        let ring = syms.len() - 1;
-        syms[pos as usize & ring] = s;
-
-        // Indexed candidates: one comparison each; a mismatch drops the candidate.
-        let mut ncands = self.ncands;
-        let mut i = 0;
-        while i < ncands {
-            let c = &mut self.cands[i];
-            if syms[(pos - c.period as u64) as usize & ring] == s {
-                c.run += 1;
-                i += 1;
-            } else {
-                ncands -= 1;
-                self.cands[i] = self.cands[ncands];
-            }
-        }
-        self.ncands = ncands;
-
-        // The rolling hash of the last n symbols (a polynomial mod 2^64; the slot hash below
-        // mixes it).
-        let mut gram = self.gram.wrapping_mul(ROLL).wrapping_add(s as u64);
-        if avail >= n {
-            let old = syms[(pos - n) as usize & ring] as u64;
-            gram = gram.wrapping_sub(old.wrapping_mul(self.roll_out));
-        }
+        let gram = self.next_gram(s);
         self.gram = gram;
+        let ring = self.syms.len() - 1;
+        self.syms[pos as usize & ring] = s;
 
         // The n-gram index, branch-free on the hit path: whether an n-gram was seen before is
         // close to a coin toss in real text, so branches here mispredict and cost more than
         // the work they skip.
         let mut covered = false;
-        let mut verify = 0u64;
+        let mut dist = 0u64;
         if self.index_bits > 0 && avail + 1 >= n {
-            let head = &mut *self.head;
-            let h = gram.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-            let slot = (h >> (64 - self.index_bits)) as usize & (head.len() - 1);
-            let tag = (h >> 16) as u32 & 0xffff_0000;
+            let (slot, tag) = self.slot(gram);
             let here = (pos as u16).wrapping_add(1);
-            let seen = std::mem::replace(&mut head[slot], tag | here as u32);
-            let dist = here.wrapping_sub(seen as u16) as u64;
+            let seen = std::mem::replace(&mut self.head[slot], tag | here as u32);
+            dist = here.wrapping_sub(seen as u16) as u64;
             // A tagged hit: the same n-gram but for a 1 in 65536 chance. Coverage (which only
             // warns unless near_halt is set) counts it as it is; whatever can halt verifies the
             // symbols first.
@@ -345,26 +325,72 @@ impl Engine {
                 & (dist >= 1)
                 & (dist + n <= ring as u64 + 1)
                 & (dist + n <= avail + 1);
-            let tracked = self.cands[..ncands].iter().any(|c| c.period as u64 == dist);
-            let adopt = dist > self.dense as u64 && !tracked;
-            if covered && (adopt || self.near_halts) {
-                verify = dist;
-            }
             self.last_dist = if covered { dist as u32 } else { self.last_dist };
         }
-        if verify != 0 {
-            covered = self.hit(pos, avail, verify);
+
+        // Indexed candidates, in one pass: a comparison each (a mismatch drops the candidate),
+        // whether one reached its threshold, whether one already tracks the hit's distance.
+        let mut any = alert;
+        let mut tracked = false;
+        let mut ncands = self.ncands;
+        let mut i = 0;
+        while i < ncands {
+            let c = &mut self.cands[i];
+            if self.syms[(pos - c.period as u64) as usize & ring] == s {
+                c.run += 1;
+                any |= c.run >= c.alert;
+                tracked |= c.period as u64 == dist;
+                i += 1;
+            } else {
+                ncands -= 1;
+                self.cands[i] = self.cands[ncands];
+            }
+        }
+        self.ncands = ncands;
+
+        let adopt = dist > self.dense as u64 && !tracked;
+        if covered && (adopt || self.near_halts) {
+            covered = self.hit(pos, avail, dist);
+            // A candidate adopted just now may start at its threshold already.
+            any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
         }
 
         // Coverage over the last near_window positions, updated without branches.
         if !self.cover.is_empty() {
             let b = self.near_at;
             self.near_at = if b + 1 == self.cover.len() { 0 } else { b + 1 };
-            let was = std::mem::replace(&mut self.cover[b], covered as u8);
-            self.cover_sum = self.cover_sum + covered as u32 - was as u32;
+            let counted = covered & !self.structured;
+            let was = std::mem::replace(&mut self.cover[b], counted as u8);
+            self.cover_sum = self.cover_sum + counted as u32 - was as u32;
+            any |= self.cover_sum >= self.near_warn_count || self.near_since.is_some();
         }
         self.pos = pos + 1;
-        self.evaluate(pos, alert)
+        if !any {
+            return Action::Continue;
+        }
+        self.found = self.evaluate_all(pos, alert);
+        self.found.level
+    }
+
+    /// The rolling hash of the n symbols ending with `s`, pushed next (a polynomial mod 2^64;
+    /// [`slot`](Self::slot) mixes it).
+    #[inline(always)]
+    fn next_gram(&self, s: u32) -> u64 {
+        let gram = self.gram.wrapping_mul(ROLL).wrapping_add(s as u64);
+        if self.pos - self.floor >= self.ngram as u64 {
+            let old = self.sym(self.pos - self.ngram as u64) as u64;
+            gram.wrapping_sub(old.wrapping_mul(self.roll_out))
+        } else {
+            gram
+        }
+    }
+
+    /// The n-gram table slot of `gram`, and the tag stored with it.
+    #[inline(always)]
+    fn slot(&self, gram: u64) -> (usize, u32) {
+        let h = gram.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let slot = (h >> (64 - self.index_bits)) as usize & (self.head.len() - 1);
+        (slot, (h >> 16) as u32 & 0xffff_0000)
     }
 
     /// The dense pass for symbol `s`: updates every dense run and says whether one reached its
@@ -462,23 +488,6 @@ impl Engine {
                 *weakest = cand;
             }
         }
-    }
-
-    /// The strongest evidence after a push. Almost every symbol takes the first return: one
-    /// vectorised test of the dense runs and one comparison per candidate and for coverage.
-    #[inline]
-    fn evaluate(&mut self, pos: u64, dense: bool) -> Action {
-        let mut any = dense;
-        for c in &self.cands[..self.ncands] {
-            any |= c.run >= c.alert;
-        }
-        any |= !self.cover.is_empty()
-            && (self.cover_sum >= self.near_warn_count || self.near_since.is_some());
-        if !any {
-            return Action::Continue;
-        }
-        self.found = self.evaluate_all(pos, dense);
-        self.found.level
     }
 
     #[cold]
@@ -606,7 +615,7 @@ impl Engine {
             return Finding::default();
         }
         let since = *self.near_since.get_or_insert(pos);
-        let halting = self.p.near_halt > 0.0 && share >= self.p.near_halt;
+        let halting = self.text_known && self.p.near_halt > 0.0 && share >= self.p.near_halt;
         if halting {
             self.near_streak += 1;
         } else {

@@ -167,7 +167,10 @@ impl StreamGuard {
         if piece.is_none() && self.mode == Mode::Tokens && !self.has_text {
             // An id without text on a stream that has none: the engine alone.
             let sym = self.engine.pos();
-            return self.settle(id, sym, TextFinding::default());
+            if self.engine.push(id) == Action::Continue {
+                return self.quiet(sym);
+            }
+            return self.decide(self.engine.finding(), sym, TextFinding::default());
         }
         match self.mode {
             Mode::Text => return self.push_text(piece.unwrap_or_default()),
@@ -194,6 +197,8 @@ impl StreamGuard {
             }
             self.engine.slack = self.slack();
         }
+        self.engine.text_known = self.has_text;
+        self.engine.structured = self.has_text && self.text.indented();
         self.settle(id, sym, text)
     }
 
@@ -202,7 +207,6 @@ impl StreamGuard {
     #[inline]
     fn settle(&mut self, id: u32, sym: u64, text: TextFinding) -> Verdict {
         let level = self.engine.push(id);
-        self.stats.symbols += 1;
         if level == Action::Continue
             && text.chars.level == Action::Continue
             && text.lines.level == Action::Continue
@@ -290,7 +294,6 @@ impl StreamGuard {
             }
             false
         });
-        self.stats.symbols = self.engine.pos();
         self.decide(last.0, last.1, TextFinding::default())
     }
 
@@ -302,6 +305,7 @@ impl StreamGuard {
         // state change (no reference-count traffic per piece).
         let breakers = self.config.inner.breakers.as_ref();
         let slack = self.slack();
+        let text_known = words;
         let mut word = (Finding::default(), 0u64);
         let engine = &mut self.engine;
         let (used, found) = self
@@ -312,6 +316,8 @@ impl StreamGuard {
                         let sym = engine.pos();
                         t.mark_symbol_at(sym, start);
                         engine.slack = slack;
+                        engine.text_known = text_known;
+                        engine.structured = t.indented();
                         if engine.push(h) > Action::Continue {
                             word = (engine.finding(), sym);
                             return true;
@@ -324,9 +330,6 @@ impl StreamGuard {
                 }
                 false
             });
-        if words {
-            self.stats.symbols = self.engine.pos();
-        }
         self.stats.bytes = self.text.bytes;
         self.has_text |= self.text.bytes > 0;
         (used, found, word.0, word.1)
@@ -345,6 +348,7 @@ impl StreamGuard {
     }
 
     /// Turns the detectors' findings into the verdict for symbol `sym`, and records it.
+    #[inline(never)]
     fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
         let now = self.engine.pos();
         let mut candidates: [Option<Verdict>; 3] = [None; 3];
@@ -593,7 +597,7 @@ impl StreamGuard {
             }
             Verbosity::Summary => {
                 if v.action == Action::Continue {
-                    return write!(out, "No repetition after {} symbols.", self.stats.symbols);
+                    return write!(out, "No repetition after {} symbols.", self.engine.pos());
                 }
                 let verb = if v.action == Action::Halt {
                     "Halted"
@@ -630,7 +634,7 @@ impl StreamGuard {
                 }
                 writeln!(out, "at: {}", v.at)?;
                 writeln!(out, "confidence: {:.2}", v.confidence)?;
-                writeln!(out, "symbols: {}", self.stats.symbols)?;
+                writeln!(out, "symbols: {}", self.engine.pos())?;
                 writeln!(out, "bytes: {}", self.stats.bytes)?;
                 writeln!(out, "warnings: {}", self.stats.warnings)?;
                 writeln!(out, "repeated_text: {:?}", text)
@@ -640,7 +644,11 @@ impl StreamGuard {
 
     /// Counters since construction or the last reset.
     pub fn stats(&self) -> StreamStats {
-        self.stats
+        StreamStats {
+            // Every symbol goes through the engine: its position is the count.
+            symbols: self.engine.pos(),
+            ..self.stats
+        }
     }
 
     /// Bytes this guard owns (its own struct and every buffer), constant for its lifetime.

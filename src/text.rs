@@ -197,6 +197,12 @@ impl TextState {
         self.in_fence || self.in_table || self.line_indent >= 4
     }
 
+    /// Inside a code fence, a table or a line that begins with white space: repetition there
+    /// (code, changelog entries, licence fields) does not count towards a near loop.
+    pub fn indented(&self) -> bool {
+        self.in_fence || self.in_table || self.line_indent > 0
+    }
+
     /// Records that stream symbol `sym` starts at the current byte.
     #[inline]
     pub fn mark_symbol(&mut self, sym: u64) {

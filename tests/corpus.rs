@@ -3,7 +3,7 @@
 //! with the SmolLM2 tokenizer (`scripts/human_text.py`). The full corpora are measured by
 //! `examples/quality.rs`; these samples keep the main promises under test on every clone.
 
-use loopguard::{Preset, StreamConfig, StreamGuard};
+use loopguard::{LoopKind, Preset, StreamConfig, StreamGuard};
 
 mod common;
 
@@ -52,4 +52,38 @@ fn human_text_never_halts() {
             assert!(v.is_none(), "{preset:?} halted {} as text: {v:?}", rec.id);
         }
     }
+}
+
+#[test]
+fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
+    let records = common::load("smollm2-sample.jsonl");
+    // A fuzzy stream: the same list item again and again, its wording varying.
+    let rec = records
+        .iter()
+        .find(|r| r.id.ends_with(":p090:t10"))
+        .expect("p090:t10 in the sample");
+    assert_eq!(rec.label.as_deref(), Some("fuzzy"));
+    let config = StreamConfig::default();
+    let mut g = StreamGuard::new(&config);
+    let halt = common::feed_tokens(&mut g, rec, true).expect("halted with pieces");
+    assert_eq!(halt.kind, LoopKind::NearLoop);
+    assert!(halt.confidence >= 0.75, "{halt:?}");
+
+    // Ids alone: nothing tells prose from a data table or a changelog, so it only warns.
+    g.reset();
+    assert_eq!(common::feed_tokens(&mut g, rec, false), None);
+    assert!(g.stats().first_warn_at.is_some());
+
+    // The same tokens with every line indented: repetition there (code, changelog entries,
+    // licence fields) is left out of the coverage.
+    let mut indented = rec.clone();
+    for p in &mut indented.pieces {
+        *p = String::from_utf8_lossy(p)
+            .replace('\n', "\n  ")
+            .into_bytes();
+    }
+    indented.pieces[0].splice(0..0, *b"  ");
+    g.reset();
+    let v = common::feed_tokens(&mut g, &indented, true);
+    assert!(v.is_none_or(|v| v.kind != LoopKind::NearLoop), "{v:?}");
 }

@@ -285,6 +285,8 @@ impl AgentSettings {
             message_text: Some(StreamSettings {
                 halt_span: 400,
                 line_halt_copies: 0,
+                // A message repeated whole is judged by the rules above; coverage only warns.
+                near_halt: 0.0,
                 ..StreamSettings::default()
             }),
             message_text_action: Action::Warn,

@@ -535,7 +535,8 @@ pub struct lg_stream_config {
     pub near_window: u32,
     /// Coverage that warns, in (0, 1].
     pub near_warn: f32,
-    /// Coverage that halts once it lasts near_patience; 0 = off.
+    /// Coverage that halts once it lasts near_patience; 0 = off. Halts only on streams with
+    /// text, where indented lines, code fences and tables are left out of the coverage.
     pub near_halt: f32,
     /// Symbols the halting coverage must last.
     pub near_patience: u32,

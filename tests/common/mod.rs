@@ -5,6 +5,7 @@ use loopguard::{Action, StreamGuard, Verdict};
 use serde_json::Value;
 
 /// One record of a bundled JSON Lines sample.
+#[derive(Clone)]
 pub struct Record {
     pub id: String,
     pub ids: Vec<u32>,
