@@ -295,7 +295,7 @@ impl Engine {
     ///
     /// O(CANDIDATES) with no allocation (plus O(dense) when the dense pass is on); a newly
     /// adopted candidate costs one backward scan as long as its match.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, s: u32) -> Action {
         let pos = self.pos;
         // Symbols at positions floor..pos may be compared with.
@@ -349,7 +349,8 @@ impl Engine {
         self.ncands = ncands;
 
         let adopt = dist > self.dense as u64 && !tracked;
-        if covered && (adopt || self.near_halts) {
+        // Coverage that can halt counts only verified hits; on ids alone it cannot halt.
+        if covered && (adopt || self.near_halts & self.text_known) {
             covered = self.hit(pos, avail, dist);
             // A candidate adopted just now may start at its threshold already.
             any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
