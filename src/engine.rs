@@ -262,6 +262,8 @@ impl Engine {
         self.pos = 0;
         self.dense_at = 0;
         self.near_at = 0;
+        self.structured = false;
+        self.text_known = false;
         self.forget();
     }
 
