@@ -87,18 +87,3 @@ fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
     let v = common::feed_tokens(&mut g, &indented, true);
     assert!(v.is_none_or(|v| v.kind != LoopKind::NearLoop), "{v:?}");
 }
-
-#[test]
-fn a_reset_forgets_that_the_stream_had_text() {
-    let records = common::load("smollm2-sample.jsonl");
-    let rec = records
-        .iter()
-        .find(|r| r.id.ends_with(":p090:t10"))
-        .unwrap();
-    let config = StreamConfig::default();
-    let mut g = StreamGuard::new(&config);
-    assert!(common::feed_tokens(&mut g, rec, true).is_some());
-    // Reused for a stream of ids alone: as if new, the near loop only warns.
-    g.reset();
-    assert_eq!(common::feed_tokens(&mut g, rec, false), None);
-}
