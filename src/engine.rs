@@ -353,9 +353,11 @@ impl Engine {
         let adopt = dist > self.dense as u64 && !tracked;
         // Coverage that can halt counts only verified hits; on ids alone it cannot halt.
         if covered && (adopt || self.near_halts & self.text_known) {
-            covered = self.hit(pos, avail, dist);
-            // A candidate adopted just now may start at its threshold already.
-            any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
+            covered = self.hit(pos, avail, dist, adopt);
+            if adopt {
+                // A candidate adopted just now may start at its threshold already.
+                any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
+            }
         }
 
         // Coverage over the last near_window positions, updated without branches.
@@ -433,20 +435,16 @@ impl Engine {
         alert
     }
 
-    /// A tagged hit that matters: verifies the n-gram symbol by symbol and, for a distance the
-    /// dense pass does not cover and no candidate tracks yet, adopts it. Returns whether the
-    /// n-gram really recurs.
+    /// A tagged hit that matters: verifies the n-gram symbol by symbol and, when `adopt` (a
+    /// distance the dense pass does not cover and no candidate tracks yet), adopts it. Returns
+    /// whether the n-gram really recurs.
     #[inline(never)]
-    fn hit(&mut self, pos: u64, avail: u64, dist: u64) -> bool {
+    fn hit(&mut self, pos: u64, avail: u64, dist: u64, adopt: bool) -> bool {
         let n = self.p.ngram as u64;
         if !(0..n).all(|t| self.sym(pos - t) == self.sym(pos - dist - t)) {
             return false;
         }
-        if dist > self.p.dense as u64
-            && !self.cands[..self.ncands]
-                .iter()
-                .any(|c| c.period as u64 == dist)
-        {
+        if adopt {
             self.adopt(pos, avail, dist);
         }
         true
