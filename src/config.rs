@@ -85,12 +85,15 @@ pub struct StreamSettings {
     pub long_halt_run: u32,
     /// Symbols over which near-loop coverage is measured. `0` (off) or `16..=window`.
     pub near_window: u32,
-    /// Share of the recent symbols whose n-gram was already seen in the window, to warn. `(0, 1]`.
+    /// Share of the recent symbols whose n-gram was already seen, to warn. `(0, 1]`. On ids
+    /// alone the n-grams are `ngram` long; on a stream with text (and `near_halt` set) they are
+    /// 4-grams, see `near_halt`.
     pub near_warn: f32,
     /// Share of the recent symbols already seen, to halt once it lasts `near_patience`.
     /// `0` (off: near loops only warn) or `[near_warn, 1]`. Near loops halt only on streams with
-    /// text (pieces or text alone), where symbols on indented lines, in code fences and in
-    /// tables are left out of the coverage: on ids alone they warn.
+    /// text (pieces or text alone). There the coverage counts 4-grams seen in the last few
+    /// hundred symbols, and leaves out symbols in code fences, tables, indented lines, `field:`
+    /// lines and lines that begin with markup: on ids alone they warn.
     pub near_halt: f32,
     /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
     pub near_patience: u32,
@@ -147,9 +150,9 @@ impl StreamSettings {
             near_window: 256,
             near_warn: 0.35,
             // Human ChangeLogs, copyright files and code reach any coverage a near loop does,
-            // but on indented lines, in fences and in tables, which coverage leaves out when
-            // the text is known. Without text near loops only warn.
-            near_halt: 0.75,
+            // but on indented lines, field lines, markup, fences and tables, which coverage
+            // leaves out when the text is known. Without text near loops only warn.
+            near_halt: 0.6,
             near_patience: 32,
             char_run_warn: 24,
             char_run_halt: 96,
@@ -169,9 +172,11 @@ impl StreamSettings {
                 warn_span: 12,
                 long_warn_run: 48,
                 long_halt_run: 128,
-                near_warn: 0.3,
+                // Warnings that last escalate to halts here: a near-loop warning needs more
+                // coverage than at the default, or human changelogs escalate.
+                near_warn: 0.4,
                 near_halt: 0.55,
-                near_patience: 64,
+                near_patience: 32,
                 char_run_warn: 16,
                 char_run_halt: 64,
                 line_halt_copies: 6,
@@ -185,7 +190,7 @@ impl StreamSettings {
                 long_warn_run: 128,
                 long_halt_run: 512,
                 near_warn: 0.45,
-                near_halt: 0.9,
+                near_halt: 0.7,
                 near_patience: 64,
                 char_run_warn: 48,
                 char_run_halt: 256,

@@ -21,9 +21,14 @@
 //!   is always found: the n-grams of a primitive block that short are its rotations, all
 //!   distinct, so each was last seen exactly `p` back. A longer block needs one n-gram that
 //!   occurs once in it.
-//! * **Coverage**: a symbol is *covered* when its n-gram was verified as seen before in the
-//!   window. The covered share of the last `near_window` symbols is a streaming `seq-rep-n`;
-//!   when it stays high the copies vary but the stream is going round in circles.
+//! * **Coverage**: a symbol is *covered* when its n-gram was seen before. The covered share of
+//!   the last `near_window` symbols is a streaming `seq-rep-n`; when it stays high the copies
+//!   vary but the stream is going round in circles. On ids alone the n-grams are the index's
+//!   (tagged, unverified: that coverage only warns). When the stream's text is known and near
+//!   loops may halt, they are 4-grams, verified symbol by symbol, from a small table of their
+//!   last sightings: paraphrased copies share many more 4-grams than 8-grams, and a table that
+//!   small forgets a 4-gram within a few hundred symbols, so a near loop keeps its coverage
+//!   while boilerplate that recurs from far back (a licence clause) does not.
 //!
 //! [`StreamGuard`]: crate::StreamGuard
 
@@ -35,6 +40,10 @@ const CANDIDATES: usize = 8;
 const LANES: usize = 8;
 /// Multiplier of the polynomial rolling hash (odd, so powers never vanish mod 2^64).
 const ROLL: u64 = 0x100_0000_01b3;
+/// Symbols in a near-loop gram.
+const NEAR_GRAM: u64 = 4;
+/// Slots of the near-loop gram table (see the module documentation for why it is small).
+const NEAR_SLOTS: usize = 512;
 
 /// Thresholds of one engine, in symbols, derived once from the settings.
 #[derive(Clone, Debug)]
@@ -123,10 +132,8 @@ pub(crate) struct Engine {
     /// the high 16 bits, a tag from other bits of the hash, so that a slot shared by two
     /// n-grams is told apart without reading the ring.
     head: Box<[u32]>,
-    /// Coverage of the last `near_window` positions (a byte each: cheaper to update than bits).
-    cover: Box<[u8]>,
-    /// `pos % near_window`, kept as a counter: a division per symbol costs more than the rest.
-    near_at: usize,
+    /// Coverage of the last `near_window` positions, a bit each.
+    cover: Box<[u64]>,
     ncands: usize,
     /// Sum of `cover`, and the sum that warns.
     cover_sum: u32,
@@ -136,7 +143,13 @@ pub(crate) struct Engine {
     ngram: u32,
     index_bits: u32,
     dense: u32,
-    near_halts: bool,
+    /// `pos % near_window`, kept as a counter: a division per symbol costs more than the rest.
+    near_at: u32,
+    /// `pos % dense`, as a counter.
+    dense_at: u32,
+    /// Where each 4-gram was last seen (low 16 bits of position + 1; 0 = empty); empty when
+    /// near loops never halt.
+    near_head: Box<[u16]>,
     /// Where the warn level of coverage began.
     near_since: Option<u64>,
     cands: [Candidate; CANDIDATES],
@@ -154,8 +167,6 @@ pub(crate) struct Engine {
     any_need: Box<[i32]>,
     /// Consecutive positions with coverage at the halt level.
     near_streak: u32,
-    /// `pos % dense`, as a counter.
-    dense_at: usize,
     /// Multiplies near-loop patience (code blocks, tables).
     pub slack: f32,
     /// The symbol about to be pushed lies in code, a table or an indented block: it never
@@ -164,6 +175,9 @@ pub(crate) struct Engine {
     /// The stream's text is known, so structured symbols are told apart: only then may a near
     /// loop halt (on ids alone a data table or a changelog looks the same as one).
     pub text_known: bool,
+    /// The distance of the last 4-gram hit: a near loop's period is a distance two hits in a
+    /// row agree on, not a stray short one ("UI-UI").
+    near_prev: u16,
     /// The evidence of the last push that returned more than `Continue`.
     found: Finding,
 }
@@ -212,7 +226,12 @@ impl Engine {
             ncands: 0,
             gram: 0,
             roll_out: ROLL.wrapping_pow(p.ngram as u32),
-            cover: vec![0; p.near_window].into_boxed_slice(),
+            cover: vec![0; p.near_window.div_ceil(64)].into_boxed_slice(),
+            near_head: if p.near_halt > 0.0 && p.near_window > 0 {
+                vec![0; NEAR_SLOTS].into_boxed_slice()
+            } else {
+                Box::default()
+            },
             cover_sum: 0,
             near_warn_count: ((p.near_warn * p.near_window as f32).ceil() as u32).max(1),
             near_streak: 0,
@@ -225,11 +244,11 @@ impl Engine {
             slack: 1.0,
             structured: false,
             text_known: false,
+            near_prev: 0,
             found: Finding::default(),
             ngram: p.ngram as u32,
             index_bits: p.index_bits,
             dense: p.dense as u32,
-            near_halts: p.near_halt > 0.0,
             p,
         }
     }
@@ -244,7 +263,8 @@ impl Engine {
                 + self.halt_need.len()
                 + self.any_need.len())
             + 4 * self.head.len()
-            + self.cover.len()
+            + 8 * self.cover.len()
+            + 2 * self.near_head.len()
     }
 
     /// Index of the next symbol (the number pushed since construction or [`reset`](Self::reset)).
@@ -278,6 +298,7 @@ impl Engine {
         self.near_streak = 0;
         self.near_since = None;
         self.last_dist = 0;
+        self.near_prev = 0;
     }
 
     /// Masking with `len - 1` (a power of two) lets the compiler drop the bounds check.
@@ -350,22 +371,32 @@ impl Engine {
         }
         self.ncands = ncands;
 
-        let adopt = dist > self.dense as u64 && !tracked;
-        // Coverage that can halt counts only verified hits; on ids alone it cannot halt.
-        if covered && (adopt || self.near_halts & self.text_known) {
-            covered = self.hit(pos, avail, dist, adopt);
-            if adopt {
-                // A candidate adopted just now may start at its threshold already.
-                any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
-            }
+        if covered && dist > self.dense as u64 && !tracked {
+            self.adopt(pos, avail, dist);
+            // A candidate adopted just now may start at its threshold already.
+            any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
         }
 
         // Coverage over the last near_window positions, updated without branches.
         if !self.cover.is_empty() {
-            let b = self.near_at;
-            self.near_at = if b + 1 == self.cover.len() { 0 } else { b + 1 };
+            if self.text_known & !self.near_head.is_empty() {
+                let near = self.near_gram(pos, avail);
+                covered = near > 0;
+                if covered & (near == self.near_prev as u64) {
+                    self.last_dist = near as u32;
+                }
+                self.near_prev = near as u16;
+            }
+            let b = self.near_at as usize;
+            self.near_at = if b + 1 == self.p.near_window {
+                0
+            } else {
+                b as u32 + 1
+            };
             let counted = covered & !self.structured;
-            let was = std::mem::replace(&mut self.cover[b], counted as u8);
+            let (word, bit) = (b / 64, b % 64);
+            let was = (self.cover[word] >> bit) & 1;
+            self.cover[word] = self.cover[word] & !(1 << bit) | (counted as u64) << bit;
             self.cover_sum = self.cover_sum + counted as u32 - was as u32;
             any |= self.cover_sum >= self.near_warn_count || self.near_since.is_some();
         }
@@ -405,8 +436,8 @@ impl Engine {
     #[inline(never)]
     fn dense_step(&mut self, s: u32, avail: u64) -> bool {
         let dense = self.p.dense;
-        let k = self.dense_at;
-        self.dense_at = if k + 1 == dense { 0 } else { k + 1 };
+        let k = self.dense_at as usize;
+        self.dense_at = if k + 1 == dense { 0 } else { k as u32 + 1 };
         let v = dense - 1;
         let mut alert = dense_pass(
             &mut self.runs[..v],
@@ -435,24 +466,41 @@ impl Engine {
         alert
     }
 
-    /// A tagged hit that matters: verifies the n-gram symbol by symbol and, when `adopt` (a
-    /// distance the dense pass does not cover and no candidate tracks yet), adopts it. Returns
-    /// whether the n-gram really recurs.
+    /// How far back the 4-gram ending at `pos` (already in the ring) was last seen, if within
+    /// the last few hundred symbols (checked symbol by symbol), else 0; records this sighting.
     #[inline(never)]
-    fn hit(&mut self, pos: u64, avail: u64, dist: u64, adopt: bool) -> bool {
-        let n = self.p.ngram as u64;
-        if !(0..n).all(|t| self.sym(pos - t) == self.sym(pos - dist - t)) {
-            return false;
+    fn near_gram(&mut self, pos: u64, avail: u64) -> u64 {
+        if avail + 1 < NEAR_GRAM {
+            return 0;
         }
-        if adopt {
-            self.adopt(pos, avail, dist);
+        let h = (0..NEAR_GRAM).fold(0u64, |h, t| {
+            (h ^ self.sym(pos - t) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        });
+        let slot = (h >> 32) as usize % NEAR_SLOTS;
+        let here = (pos as u16).wrapping_add(1);
+        let seen = std::mem::replace(&mut self.near_head[slot], here);
+        let dist = here.wrapping_sub(seen) as u64;
+        let seen_here = seen != 0
+            && dist >= 1
+            && dist + NEAR_GRAM <= (avail + 1).min(self.syms.len() as u64)
+            && (0..NEAR_GRAM).all(|t| self.sym(pos - t) == self.sym(pos - dist - t));
+        if seen_here {
+            dist
+        } else {
+            0
         }
-        true
     }
 
-    /// Starts tracking `dist`, with its run extended backwards as far as it matches.
+    /// A tagged hit at a distance the dense pass does not cover and no candidate tracks:
+    /// verifies the n-gram symbol by symbol and starts tracking `dist`, with its run extended
+    /// backwards as far as it matches.
+    #[inline(never)]
     fn adopt(&mut self, pos: u64, avail: u64, dist: u64) {
-        let mut run = self.p.ngram as u64;
+        let n = self.p.ngram as u64;
+        if !(0..n).all(|t| self.sym(pos - t) == self.sym(pos - dist - t)) {
+            return;
+        }
+        let mut run = n;
         let reach = (self.syms.len() as u64 - 1).min(avail);
         while run + dist <= reach && self.sym(pos - run) == self.sym(pos - run - dist) {
             run += 1;

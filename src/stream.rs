@@ -4,7 +4,9 @@ use std::fmt;
 
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
-use crate::text::{is_rule_text, is_word, CharLimits, Event, TextFinding, TextState, STARTS};
+use crate::text::{
+    is_rule_text, is_word, CharLimits, Event, TextFinding, TextState, STARTS, TEXT_RING,
+};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
 /// Bytes of the repeated block kept as evidence.
@@ -198,7 +200,7 @@ impl StreamGuard {
             self.engine.slack = self.slack();
         }
         self.engine.text_known = self.has_text;
-        self.engine.structured = self.has_text && self.text.indented();
+        self.engine.structured = self.has_text && self.text.unprose();
         self.settle(id, sym, text)
     }
 
@@ -317,7 +319,7 @@ impl StreamGuard {
                         t.mark_symbol_at(sym, start);
                         engine.slack = slack;
                         engine.text_known = text_known;
-                        engine.structured = t.indented();
+                        engine.structured = t.unprose();
                         if engine.push(h) > Action::Continue {
                             word = (engine.finding(), sym);
                             return true;
@@ -684,14 +686,16 @@ fn text_byte(text: &TextState, sym: u64, now: u64) -> Option<u64> {
     text.symbol_byte(sym, now)
 }
 
-/// The bytes of the last copy of the block `v` reports, as two slices.
+/// The bytes of the last copy of the block `v` reports, as two slices. A copy longer than the
+/// bytes held is cut to its most recent [`TEXT_RING`] bytes: in a loop any stretch that long is
+/// a rotation of the block, so it still shows what repeats.
 fn block<'t>(text: &'t TextState, v: &Verdict, now: u64) -> Option<(&'t [u8], &'t [u8])> {
     let start = match v.unit {
         Unit::Symbol => text_byte(text, now.saturating_sub(v.period as u64), now)?,
         Unit::Byte => text.bytes.checked_sub(v.period as u64)?,
         Unit::Line => text.line_byte(text.lines_pos().checked_sub(v.period as u64)?)?,
     };
-    text.bytes_from(start)
+    text.bytes_from(start.max(text.bytes.saturating_sub(TEXT_RING as u64)))
 }
 
 fn strongest_text(a: TextFinding, b: TextFinding) -> TextFinding {

@@ -17,8 +17,10 @@ use crate::verdict::{Action, LoopKind};
 
 /// Recent bytes kept for evidence and exempt checks.
 pub(crate) const TEXT_RING: usize = 1024;
-/// Recent symbols whose starting byte is remembered.
-pub(crate) const STARTS: usize = 512;
+/// Recent symbols whose starting byte is remembered: one and a half default max periods, so
+/// that the evidence of any default loop is held (the rest of a guard's 16 KiB goes to the
+/// symbol ring and the n-gram tables).
+pub(crate) const STARTS: usize = 384;
 /// Lines held by the line engine.
 const LINES: usize = 64;
 /// Longest word hashed whole; longer runs are cut into pieces this long.
@@ -103,6 +105,11 @@ pub(crate) struct TextState {
     lead: [u8; 3],
     lead_len: usize,
     line_indent: u32,
+    /// The first word of the line is still being read; the last byte of it was ':'; it holds
+    /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
+    first_word_open: bool,
+    first_word_colon: bool,
+    first_word_star: bool,
     line_start: u64,
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
@@ -156,6 +163,9 @@ impl TextState {
             lead: [0; 3],
             lead_len: 0,
             line_indent: 0,
+            first_word_open: true,
+            first_word_colon: false,
+            first_word_star: false,
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
@@ -197,10 +207,18 @@ impl TextState {
         self.in_fence || self.in_table || self.line_indent >= 4
     }
 
-    /// Inside a code fence, a table or a line that begins with white space: repetition there
-    /// (code, changelog entries, licence fields) does not count towards a near loop.
-    pub fn indented(&self) -> bool {
-        self.in_fence || self.in_table || self.line_indent > 0
+    /// Inside a code fence, a table, a line that begins with white space, a `field:` line or
+    /// a line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...): repetition there (code,
+    /// changelog entries, licence fields, doctests, HTML) does not count towards a near loop.
+    /// Prose, list items and quotes count.
+    pub fn unprose(&self) -> bool {
+        let field = self.first_word_colon & !self.first_word_star;
+        let markup = match self.lead[..self.lead_len] {
+            [] => false,
+            [b'>', b'>', ..] => true,
+            [b, ..] => !(b.is_ascii_alphanumeric() || b >= 0x80 || b"*-+>\"'(_".contains(&b)),
+        };
+        self.in_fence || self.in_table || self.line_indent > 0 || field || markup
     }
 
     /// Records that stream symbol `sym` starts at the current byte.
@@ -329,9 +347,19 @@ impl TextState {
             } else {
                 if self.lead_len == 0 && class & SPACE != 0 {
                     self.line_indent += if b == b'\t' { 4 } else { 1 };
-                } else if self.lead_len < 3 {
-                    self.lead[self.lead_len] = b;
-                    self.lead_len += 1;
+                } else {
+                    if self.lead_len < 3 {
+                        self.lead[self.lead_len] = b;
+                        self.lead_len += 1;
+                    }
+                    if self.first_word_open {
+                        if class & SPACE != 0 {
+                            self.first_word_open = false;
+                        } else {
+                            self.first_word_colon = b == b':';
+                            self.first_word_star |= b == b'*';
+                        }
+                    }
                 }
                 self.line_letters += (class & LETTER != 0) as u32;
                 self.line[self.line_len] = if class & DIGIT != 0 { b'0' } else { b };
@@ -374,6 +402,9 @@ impl TextState {
         self.line_letters = 0;
         self.lead_len = 0;
         self.line_indent = 0;
+        self.first_word_open = true;
+        self.first_word_colon = false;
+        self.first_word_star = false;
     }
 
     /// Ends the line being read; returns the line engine's evidence and whether the line was

@@ -67,23 +67,29 @@ fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
     let mut g = StreamGuard::new(&config);
     let halt = common::feed_tokens(&mut g, rec, true).expect("halted with pieces");
     assert_eq!(halt.kind, LoopKind::NearLoop);
-    assert!(halt.confidence >= 0.75, "{halt:?}");
+    assert!(halt.confidence >= 0.6, "{halt:?}");
 
     // Ids alone: nothing tells prose from a data table or a changelog, so it only warns.
     g.reset();
     assert_eq!(common::feed_tokens(&mut g, rec, false), None);
     assert!(g.stats().first_warn_at.is_some());
 
-    // The same tokens with every line indented: repetition there (code, changelog entries,
-    // licence fields) is left out of the coverage.
-    let mut indented = rec.clone();
-    for p in &mut indented.pieces {
-        *p = String::from_utf8_lossy(p)
-            .replace('\n', "\n  ")
-            .into_bytes();
+    // The same tokens on indented lines, on `field:` lines and on lines that begin with markup:
+    // repetition there (code, changelog entries, licence fields, HTML) is left out of the
+    // coverage.
+    for lead in ["  ", "Files: ", "<li>"] {
+        let mut masked = rec.clone();
+        for p in &mut masked.pieces {
+            *p = String::from_utf8_lossy(p)
+                .replace('\n', &format!("\n{lead}"))
+                .into_bytes();
+        }
+        masked.pieces[0].splice(0..0, lead.bytes());
+        g.reset();
+        let v = common::feed_tokens(&mut g, &masked, true);
+        assert!(
+            v.is_none_or(|v| v.kind != LoopKind::NearLoop),
+            "lines led by {lead:?}: {v:?}"
+        );
     }
-    indented.pieces[0].splice(0..0, *b"  ");
-    g.reset();
-    let v = common::feed_tokens(&mut g, &indented, true);
-    assert!(v.is_none_or(|v| v.kind != LoopKind::NearLoop), "{v:?}");
 }

@@ -91,14 +91,29 @@ fn rules() -> String {
     )
 }
 
+/// `lines` distinct lines of prose-like words, drawn by a fixed generator: no 4-gram of words
+/// recurs inside the block, so the block alone is not a near loop (a template line with a
+/// counter would be one).
 fn block_of_lines(lines: usize) -> String {
+    const WORDS: [&str; 48] = [
+        "river", "amber", "quiet", "station", "paper", "lantern", "orbit", "meadow", "copper",
+        "winter", "signal", "harbor", "velvet", "engine", "garden", "pencil", "thunder", "island",
+        "mirror", "basket", "canyon", "feather", "marble", "violet", "anchor", "blanket", "cider",
+        "desert", "ember", "falcon", "glacier", "hollow", "ivory", "jasmine", "kettle", "ladder",
+        "mosaic", "nectar", "oyster", "pepper", "quarry", "ribbon", "saddle", "timber", "umbrella",
+        "walnut", "yonder", "zephyr",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        WORDS[(state % WORDS.len() as u64) as usize]
+    };
     (0..lines)
-        .map(|i| {
-            format!(
-                "line {} of the block talks about item {} and moves on\n",
-                ["one", "two", "three", "four", "five", "six", "seven"][i % 7],
-                i * 7919 % 1000
-            )
+        .map(|_| {
+            let words: Vec<&str> = (0..9).map(|_| next()).collect();
+            format!("{}.\n", words.join(" "))
         })
         .collect()
 }
