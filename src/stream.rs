@@ -61,7 +61,7 @@ pub struct StreamStats {
 ///
 /// # Resource usage
 ///
-/// All memory is allocated in [`new`](Self::new) (about 15 KiB at the default settings, see
+/// All memory is allocated in [`new`](Self::new) (16 KiB at the default settings, see
 /// [`memory_usage`](Self::memory_usage)); a push allocates nothing, takes no lock and costs a
 /// bounded amount of work per token or byte.
 ///
