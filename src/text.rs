@@ -593,6 +593,46 @@ mod tests {
         s.as_bytes().iter().rev().take(n).copied().collect()
     }
 
+    /// Whether the end of `text` (read in one chunk) lies on a line near loops leave out.
+    fn unprose_after(text: &str) -> bool {
+        let mut t = TextState::new(3, 8, 4, None);
+        let limits = CharLimits::new(24, 96, 2048);
+        t.scan(text.as_bytes(), true, &limits, None, |_, _| false);
+        t.unprose()
+    }
+
+    #[test]
+    fn prose_lists_and_quotes_count_but_fields_markup_and_code_do_not() {
+        for prose in [
+            "The cat sat on the mat",
+            "12. **Refine Your Bread:** Refine it",
+            "*   **Speed**: JavaScript is fast",
+            "- Add support for the vector extension",
+            "> As the saying goes",
+            "\"Quoted speech\" goes on",
+            "Note the colon: inside a line",
+            "first line\nsecond line",
+        ] {
+            assert!(!unprose_after(prose), "{prose:?}");
+        }
+        for structured in [
+            "License: GPL-2+",
+            "gcc/m2/examples:",
+            "Files: doc/po4a/po/pl.po",
+            "<a href=\"x\">link</a>",
+            "@node Overview",
+            "# | True  | add   |",
+            ">>> print(c.flags)",
+            "    indented code",
+            "```\nfenced code",
+            "| a | b |\n| c | d |",
+        ] {
+            assert!(unprose_after(structured), "{structured:?}");
+        }
+        // A new line starts afresh.
+        assert!(!unprose_after("License: GPL-2+\nThe text goes on"));
+    }
+
     #[test]
     fn rules_are_recognised_at_any_byte_of_the_character() {
         for s in [
