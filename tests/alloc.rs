@@ -103,11 +103,8 @@ fn memory_is_constant_over_a_hundred_million_tokens() {
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let n = count(|| {
         for _ in 0..100_000_000u32 {
-            // xorshift: a stream with no loops, so the guard keeps working on every token.
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            let v = guard.push_token((x >> 32) as u32, None);
+            // A stream with no loops, so the guard keeps working on every token.
+            let v = guard.push_token((common::xorshift(&mut x) >> 32) as u32, None);
             assert_ne!(v.action, Action::Halt);
         }
     });

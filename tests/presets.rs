@@ -104,12 +104,7 @@ fn block_of_lines(lines: usize) -> String {
         "walnut", "yonder", "zephyr",
     ];
     let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        WORDS[(state % WORDS.len() as u64) as usize]
-    };
+    let mut next = || WORDS[(common::xorshift(&mut state) % WORDS.len() as u64) as usize];
     (0..lines)
         .map(|_| {
             let words: Vec<&str> = (0..9).map(|_| next()).collect();

@@ -4,6 +4,14 @@
 use loopguard::{Action, StreamGuard, Verdict};
 use serde_json::Value;
 
+/// The next value of a xorshift generator: a fixed, loop-free pseudo-random sequence.
+pub fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
 /// One record of a bundled JSON Lines sample.
 #[derive(Clone)]
 pub struct Record {
