@@ -1,6 +1,7 @@
 //! Pushes the dev corpus token ids through a default guard, for a profiler or an instruction
 //! count: `REPS=3 valgrind --tool=callgrind target/release/examples/profile_tokens [FILE]`, then
-//! subtract a run with `REPS=0` (loading only) and divide by the symbols it prints.
+//! subtract a run with `REPS=0` (loading only) and divide by the symbols it prints. `TEXT=16`
+//! pushes the text alone in 16-byte chunks instead; `POOL=256` runs a pool of 256 sequences.
 use loopguard::{StreamConfig, StreamGuard};
 
 fn main() {
@@ -11,11 +12,14 @@ fn main() {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(50);
-    let streams: Vec<Vec<u32>> = std::fs::read_to_string(path)
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(path)
         .expect("read corpus")
         .lines()
-        .filter_map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let streams: Vec<Vec<u32>> = rows
+        .iter()
+        .filter_map(|v| {
             Some(
                 v["token_ids"]
                     .as_array()?
@@ -92,6 +96,32 @@ fn main() {
         return;
     }
     let mut g = StreamGuard::new(&config);
+    if let Some(n) = std::env::var("TEXT")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        // TEXT=N: the text of each stream pushed alone, in chunks of N bytes.
+        let texts: Vec<&[u8]> = rows
+            .iter()
+            .filter_map(|v| Some(v["text"].as_str()?.as_bytes()))
+            .collect();
+        let (mut acc, mut bytes) = (0u64, 0u64);
+        for _ in 0..reps {
+            for t in &texts {
+                g.reset();
+                for chunk in t.chunks(n.max(1)) {
+                    acc += g.push_text(chunk).action as u64;
+                }
+                bytes += t.len() as u64;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "bytes pushed: {bytes} (halts and warnings: {acc}), {:.2} ns/byte",
+            secs * 1e9 / bytes.max(1) as f64
+        );
+        return;
+    }
     let (mut acc, mut symbols) = (0u64, 0u64);
     for _ in 0..reps {
         for s in &streams {

@@ -28,6 +28,9 @@
 // The largest n-gram the index hashes.
 #define LG_MAX_NGRAM 16
 
+// Largest character-run threshold, in bytes.
+#define LG_MAX_RUN 16384
+
 // Major version of the library and header.
 #define LG_VERSION_MAJOR 0
 
@@ -276,11 +279,11 @@ typedef struct lg_stream_config {
   float near_halt;
   // Symbols the halting coverage must last.
   uint32_t near_patience;
-  // Bytes of a character run that warn; 0 = off.
+  // Bytes of a character run that warn; 0 = off, else 4..=LG_MAX_RUN.
   uint32_t char_run_warn;
-  // Bytes of a character run that halt; 0 = off.
+  // Bytes of a character run that halt; 0 = off, else char_run_warn..=LG_MAX_RUN.
   uint32_t char_run_halt;
-  // Bytes of a white-space or rule run that halt; 0 = off.
+  // Bytes of a white-space or rule run that halt; 0 = off, else 16..=LG_MAX_RUN.
   uint32_t separator_run_halt;
   // Copies of a line that warn; 0 = off.
   uint32_t line_warn_copies;

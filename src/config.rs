@@ -12,6 +12,8 @@ pub const MAX_PERIOD_LIMIT: u32 = 4096;
 pub const MAX_WINDOW: u32 = 65536;
 /// The largest n-gram the index hashes.
 pub const MAX_NGRAM: u32 = 16;
+/// Largest character-run threshold, in bytes.
+pub const MAX_RUN: u32 = 16384;
 
 /// A named starting point for [`StreamSettings`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,12 +99,14 @@ pub struct StreamSettings {
     pub near_halt: f32,
     /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
     pub near_patience: u32,
-    /// Bytes in a run of one character (or a unit of up to 4 bytes) that warn. `0` (off) or `4..`.
+    /// Bytes in a run of one character (or a unit of up to 4 bytes) that warn. `0` (off) or
+    /// `4..=16384`.
     pub char_run_warn: u32,
-    /// Bytes in such a run that halt. `0` (off) or `char_run_warn..`.
+    /// Bytes in such a run that halt. `0` (off) or `char_run_warn..=16384`.
     pub char_run_halt: u32,
     /// Bytes in a run made only of white space or rule characters (`-=_*#~.|+/\``) that halt.
-    /// Such runs never warn: indentation and horizontal rules are normal. `0` (off) or `16..`.
+    /// Such runs never warn: indentation and horizontal rules are normal. `0` (off) or
+    /// `16..=16384`.
     pub separator_run_halt: u32,
     /// Copies of a line, or of a block of up to 16 lines, that warn. `0` (off) or `2..`.
     pub line_warn_copies: u32,
@@ -441,14 +445,14 @@ impl StreamSettings {
             })?;
         }
         check_u32("near_patience", s.near_patience, 0, 65536)?;
-        check_off_or("char_run_warn", s.char_run_warn, 4, u32::MAX)?;
+        check_off_or("char_run_warn", s.char_run_warn, 4, MAX_RUN)?;
         check_off_or(
             "char_run_halt",
             s.char_run_halt,
             s.char_run_warn.max(4),
-            u32::MAX,
+            MAX_RUN,
         )?;
-        check_off_or("separator_run_halt", s.separator_run_halt, 16, u32::MAX)?;
+        check_off_or("separator_run_halt", s.separator_run_halt, 16, MAX_RUN)?;
         check_off_or("line_warn_copies", s.line_warn_copies, 2, 1000)?;
         check_off_or(
             "line_halt_copies",

@@ -72,8 +72,8 @@ pub use agent::{
     ChantSettings, Reason, Recommendation, Thresholds, ToolPolicy, MAX_AGENT_WINDOW,
 };
 pub use config::{
-    ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_WINDOW,
-    SETTINGS_FIELDS,
+    ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_RUN,
+    MAX_WINDOW, SETTINGS_FIELDS,
 };
 pub use stream::{StreamGuard, StreamStats, Verbosity, EVIDENCE_BYTES};
 pub use verdict::{Action, LoopKind, Unit, Verdict};

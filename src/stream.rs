@@ -257,6 +257,13 @@ impl StreamGuard {
         while !rest.is_empty() {
             let (used, found, word, sym) = self.scan(rest, words);
             rest = &rest[used..];
+            if word.level == Action::Continue
+                && found.chars.level == Action::Continue
+                && found.lines.level == Action::Continue
+            {
+                self.quiet(self.engine.pos().saturating_sub(1));
+                continue;
+            }
             let sym = if word.level > Action::Continue {
                 sym
             } else {

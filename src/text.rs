@@ -27,6 +27,15 @@ const LINES: usize = 64;
 const WORD_MAX: usize = 24;
 /// Line bytes buffered before they are folded into the line hash.
 const LINE_BLOCK: usize = 64;
+/// Character runs are counted up to this many bytes (longer ones report this span); the
+/// thresholds stay below it.
+const RUN_CAP: u64 = 0x7000;
+/// The four 16-bit lanes of the character-run state: a 1 in each, the low bits, the top bit.
+const LANE1: u64 = 0x0001_0001_0001_0001;
+const LANE_LOW: u64 = 0x7fff * LANE1;
+const LANE_HIGH: u64 = 0x8000 * LANE1;
+/// A lane value no byte equals: no byte before the first.
+const NO_BYTE: u64 = 0x0100;
 
 const SPACE: u8 = 1;
 const NEWLINE: u8 = 2;
@@ -89,9 +98,11 @@ pub(crate) struct TextState {
     ring: Box<[u8]>,
     /// Low 32 bits of the starting byte of each recent stream symbol.
     starts: Box<[u32]>,
-    // Character runs: the last four bytes, and runs of byte periods 1..=4.
-    last4: u32,
-    runs4: [u32; 4],
+    // Character runs of byte periods 1..=4, a 16-bit lane each: the last four bytes (newest in
+    // the low lane; `NO_BYTE` before the first), and how many bytes in a row matched the byte
+    // `p` back (at most `RUN_CAP`).
+    last: u64,
+    runs: u64,
     // The word being read (text-only streams).
     word: [u8; WORD_MAX],
     word_len: usize,
@@ -151,8 +162,8 @@ impl TextState {
             bytes: 0,
             ring: vec![0; TEXT_RING].into_boxed_slice(),
             starts: vec![0; STARTS].into_boxed_slice(),
-            last4: 0,
-            runs4: [0; 4],
+            last: NO_BYTE * LANE1,
+            runs: 0,
             word: [0; WORD_MAX],
             word_len: 0,
             word_start: 0,
@@ -185,8 +196,8 @@ impl TextState {
 
     pub fn reset(&mut self, breakers: Option<&DFA>) {
         self.bytes = 0;
-        self.last4 = 0;
-        self.runs4 = [0; 4];
+        self.last = NO_BYTE * LANE1;
+        self.runs = 0;
         self.word_len = 0;
         self.clear_line();
         self.line_start = 0;
@@ -198,7 +209,7 @@ impl TextState {
 
     /// Forgets the evidence (after a breaker) but keeps positions and the held bytes.
     pub fn forget(&mut self) {
-        self.runs4 = [0; 4];
+        self.runs = 0;
         self.lines.forget();
     }
 
@@ -284,6 +295,11 @@ impl TextState {
     /// returns `true` to stop the scan there. The scan also stops after a byte that completes
     /// a halting character run or line loop. Returns how many bytes were consumed and what the
     /// text detectors found.
+    ///
+    /// Every byte goes through one short loop that tracks character runs and counts letters;
+    /// words, lines and breakers are handled where a word or a line ends, so the work per byte
+    /// does not grow with the detectors. Each byte is fully handled before the scan stops
+    /// after it.
     #[inline]
     pub fn scan(
         &mut self,
@@ -293,106 +309,203 @@ impl TextState {
         breakers: Option<&DFA>,
         mut on_event: impl FnMut(&mut TextState, Event) -> bool,
     ) -> (usize, TextFinding) {
+        let n = text.len();
+        let base = self.bytes;
         let mut found = TextFinding::default();
-        let mut i = 0;
-        while i < text.len() {
-            let b = text[i];
-            i += 1;
-            let class = CLASS[b as usize];
-            let at = self.bytes;
-            self.ring[at as usize % TEXT_RING] = b;
-            self.bytes = at + 1;
-
-            // Character runs of byte periods 1..=4.
-            let prev = self.last4;
-            let mut longest = 0u32;
-            for (p, run) in self.runs4.iter_mut().enumerate() {
-                let same = (prev >> (8 * p)) as u8 == b && at > p as u64;
-                *run = if same { *run + 1 } else { 0 };
-                longest = longest.max(*run + p as u32 + 1);
-            }
-            self.last4 = (prev << 8) | b as u32;
-            if longest >= limits.min_check {
-                let f = self.char_finding(limits);
+        // `text[line_from..i]` has yet to be added to the line buffer, `text[head_from..i]` to
+        // the line's indentation, lead and first word (until they are settled), and
+        // `text[word_from..i]` to the word (the last two hold no white space).
+        let (mut i, mut line_from, mut head_from, mut word_from) = (0, 0, 0, 0);
+        // The breaker automaton runs ahead to its next match, `brk` (`n` when there is none);
+        // `dfa_from` and `dfa_state` are where it started, to step it again on an early stop.
+        let (mut dfa_from, mut dfa_state) = (0, self.breaker_state);
+        let mut brk = breakers.map_or(n, |dfa| self.next_breaker(dfa, text, 0));
+        while i < n {
+            let word_end = if words {
+                word_from + (WORD_MAX - self.word_len)
+            } else {
+                n
+            };
+            let end = n.min(word_end).min(brk + 1);
+            let (read, class) = read_bytes(
+                &text[i..end],
+                &mut self.last,
+                &mut self.runs,
+                &mut self.line_letters,
+                limits.alert_add,
+            );
+            i += read;
+            let mut stop = false;
+            if (self.runs + limits.alert_add) & LANE_HIGH != 0 {
+                let f = self.char_finding(limits, base + i as u64);
                 if f.beats(&found.chars) {
                     found.chars = f;
                 }
+                self.runs = clamp_lanes(self.runs);
             }
-
-            // Words.
-            if words {
-                if class & SPACE != 0 {
-                    if self.word_len > 0 && self.emit_word(&mut on_event) {
-                        return (i, found);
-                    }
-                } else {
-                    if self.word_len == 0 {
-                        self.word_start = at;
-                    }
-                    self.word[self.word_len] = b;
-                    self.word_len += 1;
-                    if self.word_len == WORD_MAX && self.emit_word(&mut on_event) {
-                        return (i, found);
-                    }
+            if class & SPACE != 0 {
+                if !self.head_settled() {
+                    self.line_head(&text[head_from..i - 1]);
                 }
+                head_from = i;
+                if words && (self.word_len > 0 || word_from < i - 1) {
+                    stop |= self.emit_word(
+                        &text[word_from..i - 1],
+                        base + word_from as u64,
+                        &mut on_event,
+                    );
+                }
+                word_from = i;
+                if class & NEWLINE != 0 {
+                    self.line_bytes(&text[line_from..i - 1]);
+                    line_from = i;
+                    let (f, structured) = self.end_line(base + i as u64);
+                    if f.beats(&found.lines) {
+                        found.lines = f;
+                        found.lines_structured = structured;
+                    }
+                } else if !self.head_settled() {
+                    self.line_space(text[i - 1]);
+                }
+            } else if words && i == word_end {
+                // A word as long as WORD_MAX is cut here.
+                if !self.head_settled() {
+                    self.line_head(&text[head_from..i]);
+                }
+                head_from = i;
+                stop |= self.emit_word(&text[word_from..i], base + word_from as u64, &mut on_event);
+                word_from = i;
             }
-
-            // Lines.
-            if class & NEWLINE != 0 {
-                let (f, structured) = self.end_line();
-                if f.beats(&found.lines) {
-                    found.lines = f;
-                    found.lines_structured = structured;
-                }
-            } else {
-                if self.lead_len == 0 && class & SPACE != 0 {
-                    self.line_indent += if b == b'\t' { 4 } else { 1 };
-                } else {
-                    if self.lead_len < 3 {
-                        self.lead[self.lead_len] = b;
-                        self.lead_len += 1;
-                    }
-                    if self.first_word_open {
-                        if class & SPACE != 0 {
-                            self.first_word_open = false;
-                        } else {
-                            self.first_word_colon = b == b':';
-                            self.first_word_star |= b == b'*';
-                        }
-                    }
-                }
-                self.line_letters += (class & LETTER != 0) as u32;
-                self.line[self.line_len] = if class & DIGIT != 0 { b'0' } else { b };
-                self.line_len += 1;
-                if self.line_len == LINE_BLOCK {
-                    self.line_hash = fold(self.line_hash, xxh3_64(&self.line));
-                    self.line_len = 0;
+            if i - 1 == brk {
+                if let Some(dfa) = breakers {
+                    stop |= on_event(self, Event::Breaker);
+                    (dfa_from, dfa_state) = (i, self.breaker_state);
+                    brk = self.next_breaker(dfa, text, i);
                 }
             }
-
-            if let Some(dfa) = breakers {
-                let sid = dfa.next_state(Anchored::No, self.breaker_state, b);
-                self.breaker_state = sid;
-                if dfa.is_match(sid) && on_event(self, Event::Breaker) {
-                    return (i, found);
-                }
-            }
-            if found.chars.level == Action::Halt || found.lines.level == Action::Halt {
-                return (i, found);
+            if stop || found.chars.level == Action::Halt || found.lines.level == Action::Halt {
+                break;
             }
         }
+        if !self.head_settled() {
+            self.line_head(&text[head_from..i]);
+        }
+        self.line_bytes(&text[line_from..i]);
+        if words && word_from < i {
+            if self.word_len == 0 {
+                self.word_start = base + word_from as u64;
+            }
+            self.word[self.word_len..self.word_len + i - word_from]
+                .copy_from_slice(&text[word_from..i]);
+            self.word_len += i - word_from;
+        }
+        if let Some(dfa) = breakers.filter(|_| i <= brk && i < n) {
+            // Stopped before the automaton's lookahead ended: step it to here.
+            self.breaker_state = text[dfa_from..i]
+                .iter()
+                .fold(dfa_state, |s, &b| dfa.next_state(Anchored::No, s, b));
+        }
+        self.keep(&text[..i]);
+        self.bytes = base + i as u64;
         (i, found)
+    }
+
+    /// Steps the breaker automaton from `text[from]` up to and including the next byte that
+    /// completes a breaker, whose index it returns (`text.len()` when none does).
+    fn next_breaker(&mut self, dfa: &DFA, text: &[u8], from: usize) -> usize {
+        let mut state = self.breaker_state;
+        for (k, &b) in text.iter().enumerate().skip(from) {
+            state = dfa.next_state(Anchored::No, state, b);
+            if dfa.is_match(state) {
+                self.breaker_state = state;
+                return k;
+            }
+        }
+        self.breaker_state = state;
+        text.len()
+    }
+
+    /// Copies the bytes just read, which begin at byte `self.bytes`, into the ring (only the
+    /// last `TEXT_RING` of them stay).
+    fn keep(&mut self, read: &[u8]) {
+        let tail = &read[read.len().saturating_sub(TEXT_RING)..];
+        let at = (self.bytes + (read.len() - tail.len()) as u64) as usize % TEXT_RING;
+        let first = tail.len().min(TEXT_RING - at);
+        self.ring[at..at + first].copy_from_slice(&tail[..first]);
+        self.ring[..tail.len() - first].copy_from_slice(&tail[first..]);
+    }
+
+    /// The line's indentation, lead and first word are known: nothing more is read for them.
+    #[inline]
+    fn head_settled(&self) -> bool {
+        self.lead_len == 3 && !self.first_word_open
+    }
+
+    /// Reads bytes without white space into the line's lead and first word.
+    fn line_head(&mut self, seg: &[u8]) {
+        let Some(&last) = seg.last() else {
+            return;
+        };
+        if self.lead_len < 3 {
+            let k = (3 - self.lead_len).min(seg.len());
+            self.lead[self.lead_len..self.lead_len + k].copy_from_slice(&seg[..k]);
+            self.lead_len += k;
+        }
+        if self.first_word_open {
+            self.first_word_colon = last == b':';
+            self.first_word_star |= memchr::memchr(b'*', seg).is_some();
+        }
+    }
+
+    /// Reads one white-space byte other than a newline into the line's indentation, lead and
+    /// first word.
+    fn line_space(&mut self, b: u8) {
+        if self.lead_len == 0 {
+            self.line_indent += if b == b'\t' { 4 } else { 1 };
+        } else {
+            if self.lead_len < 3 {
+                self.lead[self.lead_len] = b;
+                self.lead_len += 1;
+            }
+            self.first_word_open = false;
+        }
+    }
+
+    /// Adds bytes to the line buffer, folding each full block into the line hash.
+    fn line_bytes(&mut self, mut rest: &[u8]) {
+        while !rest.is_empty() {
+            let k = (LINE_BLOCK - self.line_len).min(rest.len());
+            self.line[self.line_len..self.line_len + k].copy_from_slice(&rest[..k]);
+            self.line_len += k;
+            rest = &rest[k..];
+            if self.line_len == LINE_BLOCK {
+                self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
+                self.line_len = 0;
+            }
+        }
     }
 
     /// Ends the word being read, if any, as a symbol. Returns what `on_event` returned.
     pub fn flush_word(&mut self, mut on_event: impl FnMut(&mut TextState, Event) -> bool) -> bool {
-        self.word_len > 0 && self.emit_word(&mut on_event)
+        self.word_len > 0 && self.emit_word(&[], 0, &mut on_event)
     }
 
-    fn emit_word(&mut self, on_event: &mut impl FnMut(&mut TextState, Event) -> bool) -> bool {
-        let h = xxh3_64(&self.word[..self.word_len]);
+    /// Ends the word made of the bytes held from earlier chunks and `tail`, which begins at
+    /// byte `start` when nothing is held. Returns what `on_event` returned.
+    fn emit_word(
+        &mut self,
+        tail: &[u8],
+        start: u64,
+        on_event: &mut impl FnMut(&mut TextState, Event) -> bool,
+    ) -> bool {
+        let (h, start) = if self.word_len == 0 {
+            (xxh3_64(tail), start)
+        } else {
+            let len = self.word_len + tail.len();
+            self.word[self.word_len..len].copy_from_slice(tail);
+            (xxh3_64(&self.word[..len]), self.word_start)
+        };
         self.word_len = 0;
-        let start = self.word_start;
         on_event(self, Event::Word(h as u32, start))
     }
 
@@ -407,9 +520,9 @@ impl TextState {
         self.first_word_star = false;
     }
 
-    /// Ends the line being read; returns the line engine's evidence and whether the line was
-    /// code or a table row.
-    fn end_line(&mut self) -> (Finding, bool) {
+    /// Ends the line being read (the next begins at byte `next`); returns the line engine's
+    /// evidence and whether the line was code or a table row.
+    fn end_line(&mut self, next: u64) -> (Finding, bool) {
         let lead = &self.lead[..self.lead_len];
         let fence = lead == b"```" || lead == b"~~~";
         self.in_table = lead.first() == Some(&b'|');
@@ -420,7 +533,7 @@ impl TextState {
         let mut f = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
             let h = fold(
-                fold(self.line_hash, xxh3_64(&self.line[..self.line_len])),
+                fold(self.line_hash, hash_folded(&mut self.line, self.line_len)),
                 self.line_indent as u64,
             );
             let n = self.lines.pos();
@@ -430,17 +543,20 @@ impl TextState {
             }
         }
         self.clear_line();
-        self.line_start = self.bytes;
+        self.line_start = next;
         (f, structured)
     }
 
-    fn char_finding(&self, limits: &CharLimits) -> Finding {
+    /// The strongest character run ending at byte `now`.
+    fn char_finding(&self, limits: &CharLimits, now: u64) -> Finding {
         let mut best = Finding::default();
-        for (p, &run) in self.runs4.iter().enumerate() {
+        // The last four bytes, newest first.
+        let unit: [u8; 4] = std::array::from_fn(|k| (self.last >> (16 * k)) as u8);
+        for p in 0..4 {
+            let run = (self.runs >> (16 * p)) as u16 as u32;
             let period = p as u32 + 1;
             let span = run + period;
             // The unit is made only of white space or rule characters: indentation, rules.
-            let unit = self.last4.to_le_bytes();
             let separator = is_rule(&unit[..period as usize]);
             let (warn, halt) = if separator {
                 (0, limits.separator_halt)
@@ -466,7 +582,7 @@ impl TextState {
                 },
                 period,
                 span,
-                onset: self.bytes - span as u64,
+                onset: now - span as u64,
                 confidence: if level == Action::Halt { 0.95 } else { 0.6 },
             };
             if f.beats(&best) {
@@ -483,8 +599,9 @@ pub(crate) struct CharLimits {
     pub warn: u32,
     pub halt: u32,
     pub separator_halt: u32,
-    /// The smallest of the three that is on: below it nothing is checked.
-    pub min_check: u32,
+    /// Added to the run lanes, it sets a lane's top bit once its run reaches the smallest
+    /// threshold that is on (or `RUN_CAP`): below that nothing is checked.
+    alert_add: u64,
 }
 
 impl CharLimits {
@@ -494,11 +611,16 @@ impl CharLimits {
             .filter(|&v| v > 0)
             .min()
             .unwrap_or(u32::MAX);
+        // A run of period p spans run + p bytes.
+        let alert_add = (0..4).fold(0, |acc, p| {
+            let need = (min_check as u64).saturating_sub(p + 1).min(RUN_CAP);
+            acc | (0x8000 - need) << (16 * p)
+        });
         CharLimits {
             warn,
             halt,
             separator_halt,
-            min_check,
+            alert_add,
         }
     }
 }
@@ -572,6 +694,63 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
 fn start_state(dfa: Option<&DFA>) -> StateID {
     dfa.and_then(|d| d.start_state(Anchored::No).ok())
         .unwrap_or(StateID::ZERO)
+}
+
+/// The hash of `line[..len]` with every ASCII digit read as `0` (so that a counter does not
+/// hide a repeated line); the digits are overwritten.
+fn hash_folded(line: &mut [u8; LINE_BLOCK], len: usize) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    for chunk in line[..len.div_ceil(8) * 8].chunks_exact_mut(8) {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        // Digits become 0..=9; a byte is one when it is below 0x80 and stays below 0x80
+        // after 10 is taken from it with its top bit set (no borrow crosses bytes).
+        let a = x ^ ZEROS;
+        let digit = !((a | HIGH) - 0x0a0a_0a0a_0a0a_0a0a) & !a & HIGH;
+        let mask = (digit >> 7) * 0xff;
+        chunk.copy_from_slice(&(x & !mask | ZEROS & mask).to_le_bytes());
+    }
+    xxh3_64(&line[..len])
+}
+
+/// Reads `bytes` up to and including the first white-space byte, or the first byte at which a
+/// character run reaches the level `alert_add` is made for; updates the run lanes and counts
+/// the letters. Returns how many bytes it read and the class of the last one. Every byte of
+/// the text goes through this loop, so it is kept apart, with its state in registers.
+#[inline(never)]
+fn read_bytes(
+    bytes: &[u8],
+    last: &mut u64,
+    runs: &mut u64,
+    letters: &mut u32,
+    alert_add: u64,
+) -> (usize, u8) {
+    let (mut l, mut r, mut n) = (*last, *runs, *letters);
+    let mut class = 0;
+    let mut read = 0;
+    for &b in bytes {
+        read += 1;
+        // Runs of byte periods 1..=4, one 16-bit lane each: a lane whose byte `p` back
+        // differs from `b` starts again from 0 (the lanes stay below 0x8000: a mask of the
+        // low 15 bits is enough).
+        let same = (((l ^ (b as u64 * LANE1)) + LANE_LOW) & LANE_HIGH) ^ LANE_HIGH;
+        r = (r + LANE1) & (same - (same >> 15));
+        l = (l << 16) | b as u64;
+        class = CLASS[b as usize];
+        n += (class & LETTER != 0) as u32;
+        if ((r + alert_add) & LANE_HIGH) | (class & SPACE) as u64 != 0 {
+            break;
+        }
+    }
+    (*last, *runs, *letters) = (l, r, n);
+    (read, class)
+}
+
+/// Caps each run lane at `RUN_CAP`, so that no lane overflows into the next.
+fn clamp_lanes(runs: u64) -> u64 {
+    (0..4).fold(0, |acc, p| {
+        acc | ((runs >> (16 * p)) & 0xffff).min(RUN_CAP) << (16 * p)
+    })
 }
 
 #[inline]

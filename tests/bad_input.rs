@@ -47,6 +47,11 @@ fn invalid_settings_name_the_field_and_the_range() {
             "at most 64",
         ),
         (err(|s| s.escalate_after = 3), "escalate_after", "16.."),
+        (
+            err(|s| s.char_run_halt = 16385),
+            "char_run_halt",
+            "0 (off) or 24..=16384",
+        ),
     ];
     for (e, field, allowed) in cases {
         assert_eq!(e.field, field, "{e}");
@@ -140,6 +145,25 @@ fn a_hundred_megabytes_in_one_push() {
     g.reset();
     let v = g.push_token(7, Some(&text));
     assert_ne!(v.action, Action::Halt, "{v:?}");
+}
+
+#[test]
+fn the_longest_character_run_threshold_is_exact() {
+    let mut s = StreamSettings::default();
+    (s.char_run_warn, s.char_run_halt) = (16000, loopguard::MAX_RUN);
+    let mut g = StreamGuard::new(&StreamConfig::new(&s).unwrap());
+    // One token whose piece is the run (as text alone its 24-byte words would loop first).
+    // It halts at byte 16384; the rest of the piece is short enough to be read, and the
+    // span covers it all.
+    let v = g.push_token(7, Some(&vec![b'z'; 20000]));
+    assert_eq!(
+        (v.action, v.kind, v.span),
+        (Action::Halt, LoopKind::CharRun, 20000)
+    );
+    assert_eq!(v.onset_byte, Some(0));
+    g.reset();
+    let v = g.push_token(7, Some(&vec![b'z'; 16383]));
+    assert_eq!(v.action, Action::Warn);
 }
 
 #[test]

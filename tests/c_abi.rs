@@ -13,27 +13,32 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/debug`, holding a `libloopguard.a` and `libloopguard.so` built from the sources as
-/// they are now. `cargo test` builds the library only as an rlib for the test harness, so the
-/// C artifacts are built here, once per test binary, with `cargo build --lib`.
+/// `target/debug` (or `target/release` under `cargo test --release`), holding a
+/// `libloopguard.a` and `libloopguard.so` built from the sources as they are now. `cargo test`
+/// builds the library only as an rlib for the test harness, so the C artifacts are built here,
+/// once per test binary, with `cargo build --lib` in the same profile.
 fn lib_dir() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
+            // target/<profile>/deps/c_abi-<hash> -> target/<profile>
+            let exe = std::env::current_exe().unwrap();
+            let dir = exe.parent().unwrap().parent().unwrap().to_path_buf();
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let out = Command::new(cargo)
+            let mut build = Command::new(cargo);
+            build
                 .current_dir(root())
-                .args(["build", "--lib", "--quiet", "--message-format=short"])
-                .output()
-                .expect("run cargo build --lib");
+                .args(["build", "--lib", "--quiet", "--message-format=short"]);
+            if dir.ends_with("release") {
+                build.arg("--release");
+            }
+            let out = build.output().expect("run cargo build --lib");
             assert!(
                 out.status.success(),
                 "cargo build --lib failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            // target/debug/deps/c_abi-<hash> -> target/debug
-            let exe = std::env::current_exe().unwrap();
-            exe.parent().unwrap().parent().unwrap().to_path_buf()
+            dir
         })
         .clone()
 }

@@ -34,6 +34,28 @@ fn exact_first(t: &[u32], s: &StreamSettings) -> Option<usize> {
     })
 }
 
+/// The longest character run ending at each byte, by brute force: for byte periods 1..=4, how
+/// many bytes in a row equal the byte `p` before them, plus `p`. Returns the longest span and
+/// the shortest period that reaches it.
+fn char_runs(t: &[u8]) -> Vec<(usize, usize)> {
+    (0..t.len())
+        .map(|e| {
+            (1..=4)
+                .map(|p| {
+                    let mut run = 0;
+                    while run + p <= e && t[e - run] == t[e - run - p] {
+                        run += 1;
+                    }
+                    (run + p, p)
+                })
+                .fold(
+                    (0, 0),
+                    |best, (span, p)| if span > best.0 { (span, p) } else { best },
+                )
+        })
+        .collect()
+}
+
 fn first_halt(guard: &mut StreamGuard, t: &[u32]) -> Option<(usize, loopguard::Verdict)> {
     guard.reset();
     t.iter().enumerate().find_map(|(i, &id)| {
@@ -147,6 +169,46 @@ proptest! {
         let b = cut.finish_text();
         prop_assert_eq!((a.action, a.kind, a.period, a.onset, a.onset_byte), (b.action, b.kind, b.period, b.onset, b.onset_byte));
         prop_assert_eq!(whole.stats().halted_at, cut.stats().halted_at);
+    }
+
+    /// Character runs, counted on a lane per byte period, warn and halt on the byte where
+    /// the brute-force run first reaches the threshold, with its span and period.
+    #[test]
+    fn character_runs_match_the_brute_force(
+        parts in prop::collection::vec((prop::collection::vec(0u8..3, 1..=4), 1usize..40), 0..120),
+        warn in 4u32..60,
+        extra in 0u32..200,
+    ) {
+        // Letters only: no separator runs, no words of their own (ids are all distinct, so
+        // the symbol detectors never fire).
+        let text: Vec<u8> = parts
+            .iter()
+            .flat_map(|(unit, n)| unit.iter().map(|&c| b'a' + c).cycle().take(unit.len() * n))
+            .collect();
+        let halt = warn + extra;
+        let mut s = StreamSettings::default();
+        (s.char_run_warn, s.char_run_halt) = (warn, halt);
+        let mut guard = StreamGuard::new(&StreamConfig::new(&s).unwrap());
+        let runs = char_runs(&text);
+        let want_warn = runs.iter().position(|&(n, _)| n >= warn as usize);
+        let want_halt = runs.iter().position(|&(n, _)| n >= halt as usize);
+        let mut got_warn = None;
+        for (i, b) in text.iter().enumerate() {
+            let v = guard.push_token(i as u32, Some(std::slice::from_ref(b)));
+            if v.action > Action::Continue {
+                prop_assert_eq!(v.kind, LoopKind::CharRun);
+                prop_assert_eq!((v.span as usize, v.period as usize), runs[i]);
+                got_warn.get_or_insert(i);
+            }
+            if v.action == Action::Halt {
+                prop_assert_eq!(Some(i), want_halt);
+                break;
+            }
+        }
+        prop_assert_eq!(got_warn, want_warn);
+        if want_halt.is_none() {
+            prop_assert!(guard.verdict().action != Action::Halt);
+        }
     }
 
     /// A clone carries on exactly as the original would.

@@ -540,11 +540,11 @@ pub struct lg_stream_config {
     pub near_halt: f32,
     /// Symbols the halting coverage must last.
     pub near_patience: u32,
-    /// Bytes of a character run that warn; 0 = off.
+    /// Bytes of a character run that warn; 0 = off, else 4..=LG_MAX_RUN.
     pub char_run_warn: u32,
-    /// Bytes of a character run that halt; 0 = off.
+    /// Bytes of a character run that halt; 0 = off, else char_run_warn..=LG_MAX_RUN.
     pub char_run_halt: u32,
-    /// Bytes of a white-space or rule run that halt; 0 = off.
+    /// Bytes of a white-space or rule run that halt; 0 = off, else 16..=LG_MAX_RUN.
     pub separator_run_halt: u32,
     /// Copies of a line that warn; 0 = off.
     pub line_warn_copies: u32,
