@@ -153,10 +153,11 @@ impl StreamSettings {
             long_halt_run: 256,
             near_window: 256,
             near_warn: 0.35,
-            // Human ChangeLogs, copyright files and code reach any coverage a near loop does,
-            // but on indented lines, field lines, markup, fences and tables, which coverage
-            // leaves out when the text is known. Without text near loops only warn.
-            near_halt: 0.6,
+            // Human ChangeLogs, copyright files, NEWS files and code reach any coverage a near
+            // loop does, but on indented lines, field lines, dated lines, markup, headings,
+            // bullet openings, fences and tables, which coverage leaves out when the text is
+            // known. Without text near loops only warn.
+            near_halt: 0.45,
             near_patience: 32,
             char_run_warn: 24,
             char_run_halt: 96,
@@ -179,7 +180,7 @@ impl StreamSettings {
                 // Warnings that last escalate to halts here: a near-loop warning needs more
                 // coverage than at the default, or human changelogs escalate.
                 near_warn: 0.4,
-                near_halt: 0.55,
+                near_halt: 0.45,
                 near_patience: 32,
                 char_run_warn: 16,
                 char_run_halt: 64,
@@ -194,7 +195,7 @@ impl StreamSettings {
                 long_warn_run: 128,
                 long_halt_run: 512,
                 near_warn: 0.45,
-                near_halt: 0.7,
+                near_halt: 0.55,
                 near_patience: 64,
                 char_run_warn: 48,
                 char_run_halt: 256,

@@ -42,6 +42,8 @@ const LANES: usize = 8;
 const ROLL: u64 = 0x100_0000_01b3;
 /// Symbols in a near-loop gram.
 const NEAR_GRAM: u64 = 4;
+/// `near_since` when coverage is below the warn level.
+const NOT_NEAR: u64 = u64::MAX;
 /// Slots of the near-loop gram table (see the module documentation for why it is small).
 const NEAR_SLOTS: usize = 512;
 
@@ -150,8 +152,8 @@ pub(crate) struct Engine {
     /// Where each 4-gram was last seen (low 16 bits of position + 1; 0 = empty); empty when
     /// near loops never halt.
     near_head: Box<[u16]>,
-    /// Where the warn level of coverage began.
-    near_since: Option<u64>,
+    /// Where the warn level of coverage began (`NOT_NEAR` while below it).
+    near_since: u64,
     cands: [Candidate; CANDIDATES],
     // Cold: warnings, halts, the optional dense pass.
     p: EngineParams,
@@ -235,7 +237,7 @@ impl Engine {
             cover_sum: 0,
             near_warn_count: ((p.near_warn * p.near_window as f32).ceil() as u32).max(1),
             near_streak: 0,
-            near_since: None,
+            near_since: NOT_NEAR,
             last_dist: 0,
             dense_at: 0,
             near_at: 0,
@@ -296,9 +298,28 @@ impl Engine {
         self.cover.fill(0);
         self.cover_sum = 0;
         self.near_streak = 0;
-        self.near_since = None;
+        self.near_since = NOT_NEAR;
         self.last_dist = 0;
         self.near_prev = 0;
+    }
+
+    /// Takes the symbols from `from` to now out of the near-loop coverage (a heading or a
+    /// record line, known only once it ends). O(symbols since `from`, at most `near_window`).
+    pub fn uncover(&mut self, from: u64) {
+        let w = self.p.near_window as u64;
+        if self.cover.is_empty() {
+            return;
+        }
+        let from = from.max(self.floor).max(self.pos.saturating_sub(w));
+        for q in from..self.pos {
+            // `near_at` is the slot of `pos`; slot of q is (pos - q) before it, modulo w.
+            let back = (self.pos - q) % w;
+            let b = ((self.near_at as u64 + w - back) % w) as usize;
+            let (word, bit) = (b / 64, b % 64);
+            let was = (self.cover[word] >> bit) & 1;
+            self.cover[word] &= !(1 << bit);
+            self.cover_sum -= was as u32;
+        }
     }
 
     /// Masking with `len - 1` (a power of two) lets the compiler drop the bounds check.
@@ -398,7 +419,7 @@ impl Engine {
             let was = (self.cover[word] >> bit) & 1;
             self.cover[word] = self.cover[word] & !(1 << bit) | (counted as u64) << bit;
             self.cover_sum = self.cover_sum + counted as u32 - was as u32;
-            any |= self.cover_sum >= self.near_warn_count || self.near_since.is_some();
+            any |= self.cover_sum >= self.near_warn_count || self.near_since != NOT_NEAR;
         }
         self.pos = pos + 1;
         if !any {
@@ -659,11 +680,14 @@ impl Engine {
         }
         let share = self.cover_sum as f32 / w as f32;
         if share < self.p.near_warn {
-            self.near_since = None;
+            self.near_since = NOT_NEAR;
             self.near_streak = 0;
             return Finding::default();
         }
-        let since = *self.near_since.get_or_insert(pos);
+        if self.near_since == NOT_NEAR {
+            self.near_since = pos;
+        }
+        let since = self.near_since;
         let halting = self.text_known && self.p.near_halt > 0.0 && share >= self.p.near_halt;
         if halting {
             self.near_streak += 1;
@@ -676,12 +700,23 @@ impl Engine {
         } else {
             Action::Warn
         };
-        let onset = (since + 1).saturating_sub(w).max(self.floor);
+        let mut onset = (since + 1).saturating_sub(w).max(self.floor);
+        let mut period = self.last_dist.max(1);
+        // When the copies have become verbatim (two whole ones back to back), they are the
+        // best evidence: their period, and the onset of the first.
+        if let Some(c) = self.cands[..self.ncands]
+            .iter()
+            .filter(|c| c.run >= c.period)
+            .max_by_key(|c| c.run)
+        {
+            period = c.period;
+            onset = pos + 1 - (c.run + c.period) as u64;
+        }
         let span = (pos + 1 - onset).min(u32::MAX as u64) as u32;
         Finding {
             level,
             kind: LoopKind::NearLoop,
-            period: self.last_dist.max(1),
+            period,
             span,
             onset,
             confidence: share,

@@ -12,6 +12,9 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// Bytes of the repeated block kept as evidence.
 pub const EVIDENCE_BYTES: usize = 256;
 
+/// The opening symbols of a line that never count towards a near loop (see `line_prefix`).
+const LINE_PREFIX: u32 = 4;
+
 /// After a halt inside a piece, the rest of it is still read when it is at most this long.
 const PIECE_TAIL: usize = 4096;
 
@@ -79,6 +82,8 @@ pub struct StreamGuard {
     /// Some text was pushed (pieces or chunks): the token fast path needs to know.
     has_text: bool,
     warn_streak: u32,
+    /// The first stream symbol of the line being read (low 32 bits).
+    line_sym: u32,
     stats: StreamStats,
     engine: Engine,
     text: TextState,
@@ -147,6 +152,7 @@ impl StreamGuard {
             evidence_key: (LoopKind::None, 0, 0),
             exempted: (LoopKind::None, 0, 0),
             warn_streak: 0,
+            line_sym: 0,
             stats: StreamStats::default(),
         }
     }
@@ -200,7 +206,8 @@ impl StreamGuard {
             self.engine.slack = self.slack();
         }
         self.engine.text_known = self.has_text;
-        self.engine.structured = self.has_text && self.text.unprose();
+        self.engine.structured = self.has_text
+            && (self.text.unprose() || (self.text.bullet() && line_prefix(sym, self.line_sym)));
         self.settle(id, sym, text)
     }
 
@@ -317,6 +324,7 @@ impl StreamGuard {
         let text_known = words;
         let mut word = (Finding::default(), 0u64);
         let engine = &mut self.engine;
+        let line_sym = &mut self.line_sym;
         let (used, found) = self
             .text
             .scan(text, words, &self.limits, breakers, |t, event| {
@@ -326,7 +334,8 @@ impl StreamGuard {
                         t.mark_symbol_at(sym, start);
                         engine.slack = slack;
                         engine.text_known = text_known;
-                        engine.structured = t.unprose();
+                        engine.structured =
+                            t.unprose() || (t.bullet() && line_prefix(sym, *line_sym));
                         if engine.push(h) > Action::Continue {
                             word = (engine.finding(), sym);
                             return true;
@@ -335,6 +344,13 @@ impl StreamGuard {
                     Event::Breaker => {
                         engine.forget();
                         t.forget();
+                    }
+                    Event::LineEnd { heading } => {
+                        let now = engine.pos();
+                        if heading {
+                            engine.uncover(now - (now as u32).wrapping_sub(*line_sym) as u64);
+                        }
+                        *line_sym = now as u32;
                     }
                 }
                 false
@@ -681,8 +697,17 @@ impl StreamGuard {
         self.evidence_key = (LoopKind::None, 0, 0);
         self.exempted = (LoopKind::None, 0, 0);
         self.warn_streak = 0;
+        self.line_sym = 0;
         self.stats = StreamStats::default();
     }
+}
+
+/// Symbol `sym` is one of the first `LINE_PREFIX` of the line that began at symbol `line_sym`
+/// (low 32 bits): list items repeat their opening words ("* Add support for", "1. Add") by
+/// nature, so those never count towards a near loop.
+#[inline]
+fn line_prefix(sym: u64, line_sym: u32) -> bool {
+    (sym as u32).wrapping_sub(line_sym) < LINE_PREFIX
 }
 
 /// Byte offset of symbol `sym`, when the stream has text.

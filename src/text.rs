@@ -77,6 +77,9 @@ pub(crate) enum Event {
     Word(u32, u64),
     /// A breaker pattern just ended.
     Breaker,
+    /// A line ended. `heading` when its last visible byte is ':' ("Changes in 2.37:"): a
+    /// heading introduces a listing, and its repetition is not a near loop.
+    LineEnd { heading: bool },
 }
 
 /// What a chunk of text produced.
@@ -112,9 +115,13 @@ pub(crate) struct TextState {
     line_len: usize,
     line_hash: u64,
     line_letters: u32,
+    /// The last byte of the line that was not white space.
+    line_last: u8,
     /// The first three bytes after the indentation.
     lead: [u8; 3],
     lead_len: usize,
+    /// The lead is rule characters (`---`, `━`): the line is a drawn rule.
+    lead_rule: bool,
     line_indent: u32,
     /// The first word of the line is still being read; the last byte of it was ':'; it holds
     /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
@@ -171,8 +178,10 @@ impl TextState {
             line_len: 0,
             line_hash: 0,
             line_letters: 0,
+            line_last: 0,
             lead: [0; 3],
             lead_len: 0,
+            lead_rule: false,
             line_indent: 0,
             first_word_open: true,
             first_word_colon: false,
@@ -218,18 +227,28 @@ impl TextState {
         self.in_fence || self.in_table || self.line_indent >= 4
     }
 
-    /// Inside a code fence, a table, a line that begins with white space, a `field:` line or
-    /// a line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...): repetition there (code,
-    /// changelog entries, licence fields, doctests, HTML) does not count towards a near loop.
-    /// Prose, list items and quotes count.
+    /// Inside a code fence, a table, a line that begins with white space, a `field:` line, a
+    /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a
+    /// date or a version) or with a drawn rule (`---`, `━━━`): repetition there (code, changelog entries, licence fields,
+    /// doctests, HTML) does not count towards a near loop. Prose, list items and quotes count.
     pub fn unprose(&self) -> bool {
         let field = self.first_word_colon & !self.first_word_star;
         let markup = match self.lead[..self.lead_len] {
             [] => false,
             [b'>', b'>', ..] => true,
+            // A date, a version or a long number, not a list item ("12. ").
+            [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() => true,
             [b, ..] => !(b.is_ascii_alphanumeric() || b >= 0x80 || b"*-+>\"'(_".contains(&b)),
         };
-        self.in_fence || self.in_table || self.line_indent > 0 || field || markup
+        self.in_fence || self.in_table || self.line_indent > 0 || field || markup || self.lead_rule
+    }
+
+    /// The line is a bullet item (`* `, `- `, `+ `).
+    #[inline]
+    pub fn bullet(&self) -> bool {
+        self.lead_len >= 2
+            && b"*-+".contains(&self.lead[0])
+            && CLASS[self.lead[1] as usize] & SPACE != 0
     }
 
     /// Records that stream symbol `sym` starts at the current byte.
@@ -344,6 +363,10 @@ impl TextState {
                 self.runs = clamp_lanes(self.runs);
             }
             if class & SPACE != 0 {
+                let prev = (self.last >> 16) as u8;
+                if CLASS[prev as usize] & SPACE == 0 {
+                    self.line_last = prev;
+                }
                 if !self.head_settled() {
                     self.line_head(&text[head_from..i - 1]);
                 }
@@ -359,11 +382,13 @@ impl TextState {
                 if class & NEWLINE != 0 {
                     self.line_bytes(&text[line_from..i - 1]);
                     line_from = i;
+                    let heading = self.line_last == b':';
                     let (f, structured) = self.end_line(base + i as u64);
                     if f.beats(&found.lines) {
                         found.lines = f;
                         found.lines_structured = structured;
                     }
+                    stop |= on_event(self, Event::LineEnd { heading });
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
                 }
@@ -450,6 +475,11 @@ impl TextState {
             let k = (3 - self.lead_len).min(seg.len());
             self.lead[self.lead_len..self.lead_len + k].copy_from_slice(&seg[..k]);
             self.lead_len += k;
+            if self.lead_len == 3 {
+                // No white space in it (that would be a bullet, "*  item"): a drawn rule.
+                self.lead_rule = self.lead.iter().all(|&b| CLASS[b as usize] & SPACE == 0)
+                    && is_rule_text([&self.lead, &[]]);
+            }
         }
         if self.first_word_open {
             self.first_word_colon = last == b':';
@@ -513,7 +543,9 @@ impl TextState {
         self.line_len = 0;
         self.line_hash = 0;
         self.line_letters = 0;
+        self.line_last = 0;
         self.lead_len = 0;
+        self.lead_rule = false;
         self.line_indent = 0;
         self.first_word_open = true;
         self.first_word_colon = false;
@@ -805,11 +837,30 @@ mod tests {
             "    indented code",
             "```\nfenced code",
             "| a | b |\n| c | d |",
+            "2021-01-09  H.J. Lu  <hongjiu.lu@intel.com>",
+            "━━━━━━━━━━",
+            "--- a/src/lib.rs",
         ] {
             assert!(unprose_after(structured), "{structured:?}");
         }
         // A new line starts afresh.
         assert!(!unprose_after("License: GPL-2+\nThe text goes on"));
+    }
+
+    #[test]
+    fn bullet_items_are_told_apart() {
+        let bullet_after = |text: &str| {
+            let mut t = TextState::new(3, 8, 4, None);
+            let limits = CharLimits::new(24, 96, 2048);
+            t.scan(text.as_bytes(), true, &limits, None, |_, _| false);
+            t.bullet()
+        };
+        for item in ["* Add support for", "- item", "+ more", "x\n* next"] {
+            assert!(bullet_after(item), "{item:?}");
+        }
+        for other in ["*Bold*", "12. Step", "The - dash", "* item\nnext line"] {
+            assert!(!bullet_after(other), "{other:?}");
+        }
     }
 
     #[test]
