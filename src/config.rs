@@ -95,7 +95,8 @@ pub struct StreamSettings {
     /// `0` (off: near loops only warn) or `[near_warn, 1]`. Near loops halt only on streams with
     /// text (pieces or text alone). There the coverage counts 4-grams seen in the last few
     /// hundred symbols, and leaves out symbols in code fences, tables, indented lines, `field:`
-    /// lines and lines that begin with markup: on ids alone they warn.
+    /// lines, lines that begin with markup, a date or a drawn rule, headings (lines ending in
+    /// `:`) and the opening symbols of bullet items: on ids alone they warn.
     pub near_halt: f32,
     /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
     pub near_patience: u32,
