@@ -1,7 +1,8 @@
 //! Pushes the dev corpus token ids through a default guard, for a profiler or an instruction
 //! count: `REPS=3 valgrind --tool=callgrind target/release/examples/profile_tokens [FILE]`, then
 //! subtract a run with `REPS=0` (loading only) and divide by the symbols it prints. `TEXT=16`
-//! pushes the text alone in 16-byte chunks instead; `POOL=256` runs a pool of 256 sequences.
+//! pushes the text alone in 16-byte chunks instead; `PIECES=1` pushes ids with their pieces;
+//! `POOL=256` runs a pool of 256 sequences.
 use loopguard::{StreamConfig, StreamGuard};
 
 fn main() {
@@ -119,6 +120,41 @@ fn main() {
         println!(
             "bytes pushed: {bytes} (halts and warnings: {acc}), {:.2} ns/byte",
             secs * 1e9 / bytes.max(1) as f64
+        );
+        return;
+    }
+    if std::env::var("PIECES").is_ok() {
+        // PIECES=1: ids with their text pieces, as a server with a detokenizer pushes them.
+        let streams: Vec<Vec<(u32, Vec<u8>)>> = rows
+            .iter()
+            .filter_map(|v| {
+                let ids = v["token_ids"].as_array()?;
+                let pieces = v["pieces"].as_array()?;
+                Some(
+                    ids.iter()
+                        .zip(pieces)
+                        .map(|(i, p)| {
+                            let id = i.as_u64().unwrap_or(0) as u32;
+                            (id, p.as_str().unwrap_or("").as_bytes().to_vec())
+                        })
+                        .collect(),
+                )
+            })
+            .collect();
+        let (mut acc, mut symbols) = (0u64, 0u64);
+        for _ in 0..reps {
+            for s in &streams {
+                g.reset();
+                for (id, piece) in s {
+                    acc += g.push_token(*id, Some(piece)).action as u64;
+                }
+                symbols += s.len() as u64;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "tokens pushed: {symbols} (halts and warnings: {acc}), {:.2} ns/token",
+            secs * 1e9 / symbols.max(1) as f64
         );
         return;
     }

@@ -122,6 +122,9 @@ pub(crate) struct TextState {
     lead_len: usize,
     /// The lead is rule characters (`---`, `━`): the line is a drawn rule.
     lead_rule: bool,
+    /// What `judge_line` made of the line so far (see `unprose` and `bullet`).
+    unprose: bool,
+    bullet: bool,
     line_indent: u32,
     /// The first word of the line is still being read; the last byte of it was ':'; it holds
     /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
@@ -182,6 +185,8 @@ impl TextState {
             lead: [0; 3],
             lead_len: 0,
             lead_rule: false,
+            unprose: false,
+            bullet: false,
             line_indent: 0,
             first_word_open: true,
             first_word_colon: false,
@@ -213,6 +218,7 @@ impl TextState {
         self.lines.reset();
         self.in_fence = false;
         self.in_table = false;
+        self.judge_line();
         self.breaker_state = start_state(breakers);
     }
 
@@ -228,10 +234,25 @@ impl TextState {
     }
 
     /// Inside a code fence, a table, a line that begins with white space, a `field:` line, a
-    /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a
-    /// date or a version) or with a drawn rule (`---`, `━━━`): repetition there (code, changelog entries, licence fields,
-    /// doctests, HTML) does not count towards a near loop. Prose, list items and quotes count.
+    /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a date
+    /// or a version) or with a drawn rule (`---`, `━━━`): repetition there (code, changelog
+    /// entries, licence fields, doctests, HTML) does not count towards a near loop. Prose,
+    /// list items and quotes count.
+    #[inline]
     pub fn unprose(&self) -> bool {
+        self.unprose
+    }
+
+    /// The line is a bullet item (`* `, `- `, `+ `).
+    #[inline]
+    pub fn bullet(&self) -> bool {
+        self.bullet
+    }
+
+    /// Works out `unprose` and `bullet` again, after what they depend on changed (the line's
+    /// lead, indentation and first word, fences and tables): once per word at most, not per
+    /// symbol.
+    fn judge_line(&mut self) {
         let field = self.first_word_colon & !self.first_word_star;
         let markup = match self.lead[..self.lead_len] {
             [] => false,
@@ -240,15 +261,15 @@ impl TextState {
             [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() => true,
             [b, ..] => !(b.is_ascii_alphanumeric() || b >= 0x80 || b"*-+>\"'(_".contains(&b)),
         };
-        self.in_fence || self.in_table || self.line_indent > 0 || field || markup || self.lead_rule
-    }
-
-    /// The line is a bullet item (`* `, `- `, `+ `).
-    #[inline]
-    pub fn bullet(&self) -> bool {
-        self.lead_len >= 2
+        self.unprose = self.in_fence
+            || self.in_table
+            || self.line_indent > 0
+            || field
+            || markup
+            || self.lead_rule;
+        self.bullet = self.lead_len >= 2
             && b"*-+".contains(&self.lead[0])
-            && CLASS[self.lead[1] as usize] & SPACE != 0
+            && CLASS[self.lead[1] as usize] & SPACE != 0;
     }
 
     /// Records that stream symbol `sym` starts at the current byte.
@@ -455,6 +476,13 @@ impl TextState {
     fn keep(&mut self, read: &[u8]) {
         let tail = &read[read.len().saturating_sub(TEXT_RING)..];
         let at = (self.bytes + (read.len() - tail.len()) as u64) as usize % TEXT_RING;
+        if tail.len() <= 8 {
+            // A token's piece: a byte at a time costs less than a call to memcpy.
+            for (k, &b) in tail.iter().enumerate() {
+                self.ring[(at + k) % TEXT_RING] = b;
+            }
+            return;
+        }
         let first = tail.len().min(TEXT_RING - at);
         self.ring[at..at + first].copy_from_slice(&tail[..first]);
         self.ring[..tail.len() - first].copy_from_slice(&tail[first..]);
@@ -485,6 +513,7 @@ impl TextState {
             self.first_word_colon = last == b':';
             self.first_word_star |= memchr::memchr(b'*', seg).is_some();
         }
+        self.judge_line();
     }
 
     /// Reads one white-space byte other than a newline into the line's indentation, lead and
@@ -499,6 +528,7 @@ impl TextState {
             }
             self.first_word_open = false;
         }
+        self.judge_line();
     }
 
     /// Adds bytes to the line buffer, folding each full block into the line hash.
@@ -575,6 +605,7 @@ impl TextState {
             }
         }
         self.clear_line();
+        self.judge_line();
         self.line_start = next;
         (f, structured)
     }
