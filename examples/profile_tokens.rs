@@ -106,71 +106,66 @@ fn main() {
             .iter()
             .filter_map(|v| Some(v["text"].as_str()?.as_bytes()))
             .collect();
-        let (mut acc, mut bytes) = (0u64, 0u64);
-        for _ in 0..reps {
-            for t in &texts {
-                g.reset();
-                for chunk in t.chunks(n.max(1)) {
-                    acc += g.push_text(chunk).action as u64;
-                }
-                bytes += t.len() as u64;
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "bytes pushed: {bytes} (halts and warnings: {acc}), {:.2} ns/byte",
-            secs * 1e9 / bytes.max(1) as f64
-        );
-        return;
-    }
-    if std::env::var("PIECES").is_ok() {
+        drive(&mut g, reps, &texts, "byte", t, |g, text| {
+            let acc = text.chunks(n.max(1)).map(|c| g.push_text(c).action as u64);
+            (acc.sum(), text.len() as u64)
+        });
+    } else if std::env::var("PIECES").is_ok() {
         // PIECES=1: ids with their text pieces, as a server with a detokenizer pushes them.
-        let streams: Vec<Vec<(u32, Vec<u8>)>> = rows
+        let streams: Vec<Vec<(u32, &[u8])>> = rows
             .iter()
             .filter_map(|v| {
-                let ids = v["token_ids"].as_array()?;
-                let pieces = v["pieces"].as_array()?;
+                let ids = v["token_ids"].as_array()?.iter();
+                let pieces = v["pieces"].as_array()?.iter();
                 Some(
-                    ids.iter()
-                        .zip(pieces)
+                    ids.zip(pieces)
                         .map(|(i, p)| {
-                            let id = i.as_u64().unwrap_or(0) as u32;
-                            (id, p.as_str().unwrap_or("").as_bytes().to_vec())
+                            let piece = p.as_str().unwrap_or("").as_bytes();
+                            (i.as_u64().unwrap_or(0) as u32, piece)
                         })
                         .collect(),
                 )
             })
             .collect();
-        let (mut acc, mut symbols) = (0u64, 0u64);
-        for _ in 0..reps {
-            for s in &streams {
-                g.reset();
-                for (id, piece) in s {
-                    acc += g.push_token(*id, Some(piece)).action as u64;
-                }
-                symbols += s.len() as u64;
-            }
-        }
-        let secs = t.elapsed().as_secs_f64();
-        println!(
-            "tokens pushed: {symbols} (halts and warnings: {acc}), {:.2} ns/token",
-            secs * 1e9 / symbols.max(1) as f64
-        );
-        return;
+        drive(&mut g, reps, &streams, "token", t, |g, s| {
+            let acc = s
+                .iter()
+                .map(|&(id, p)| g.push_token(id, Some(p)).action as u64);
+            (acc.sum(), s.len() as u64)
+        });
+    } else {
+        drive(&mut g, reps, &streams, "symbol", t, |g, s| {
+            let acc = s
+                .iter()
+                .map(|&id| g.push_token(id, None).action as u64)
+                .sum();
+            (acc, g.stats().symbols)
+        });
     }
-    let (mut acc, mut symbols) = (0u64, 0u64);
+}
+
+/// Feeds every stream `reps` times to `g`, reset before each, with `feed` (which returns the
+/// sum of the actions and the units it pushed), then prints the units and the time per unit.
+fn drive<T>(
+    g: &mut StreamGuard,
+    reps: usize,
+    streams: &[T],
+    unit: &str,
+    t: std::time::Instant,
+    mut feed: impl FnMut(&mut StreamGuard, &T) -> (u64, u64),
+) {
+    let (mut acc, mut units) = (0u64, 0u64);
     for _ in 0..reps {
-        for s in &streams {
+        for s in streams {
             g.reset();
-            for &id in s {
-                acc += g.push_token(id, None).action as u64;
-            }
-            symbols += g.stats().symbols;
+            let (a, n) = feed(g, s);
+            acc += a;
+            units += n;
         }
     }
     let secs = t.elapsed().as_secs_f64();
     println!(
-        "symbols pushed: {symbols} (halts and warnings: {acc}), {:.2} ns/symbol",
-        secs * 1e9 / symbols.max(1) as f64
+        "{unit}s pushed: {units} (halts and warnings: {acc}), {:.2} ns/{unit}",
+        secs * 1e9 / units.max(1) as f64
     );
 }
