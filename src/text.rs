@@ -618,6 +618,10 @@ impl TextState {
         for p in 0..4 {
             let run = (self.runs >> (16 * p)) as u16 as u32;
             let period = p as u32 + 1;
+            if run < period {
+                // Fewer than two whole copies of the unit: no run yet.
+                continue;
+            }
             let span = run + period;
             // The unit is made only of white space or rule characters: indentation, rules.
             let separator = is_rule(&unit[..period as usize]);
@@ -674,9 +678,13 @@ impl CharLimits {
             .filter(|&v| v > 0)
             .min()
             .unwrap_or(u32::MAX);
-        // A run of period p spans run + p bytes.
+        // A run of period p spans run + p bytes and holds at least two copies (run >= p).
         let alert_add = (0..4).fold(0, |acc, p| {
-            let need = (min_check as u64).saturating_sub(p + 1).min(RUN_CAP);
+            let period = p + 1;
+            let need = (min_check as u64)
+                .saturating_sub(period)
+                .max(period)
+                .min(RUN_CAP);
             acc | (0x8000 - need) << (16 * p)
         });
         CharLimits {

@@ -35,8 +35,8 @@ fn exact_first(t: &[u32], s: &StreamSettings) -> Option<usize> {
 }
 
 /// The longest character run ending at each byte, by brute force: for byte periods 1..=4, how
-/// many bytes in a row equal the byte `p` before them, plus `p`. Returns the longest span and
-/// the shortest period that reaches it.
+/// many bytes in a row equal the byte `p` before them (at least `p`: two whole copies), plus
+/// `p`. Returns the longest span and the shortest period that reaches it.
 fn char_runs(t: &[u8]) -> Vec<(usize, usize)> {
     (0..t.len())
         .map(|e| {
@@ -46,7 +46,12 @@ fn char_runs(t: &[u8]) -> Vec<(usize, usize)> {
                     while run + p <= e && t[e - run] == t[e - run - p] {
                         run += 1;
                     }
-                    (run + p, p)
+                    // A run holds at least two whole copies of its unit.
+                    if run >= p {
+                        (run + p, p)
+                    } else {
+                        (0, 0)
+                    }
                 })
                 .fold(
                     (0, 0),
