@@ -303,8 +303,8 @@ impl Engine {
         self.near_prev = 0;
     }
 
-    /// Takes the symbols from `from` to now out of the near-loop coverage (a heading or a
-    /// record line, known only once it ends). O(symbols since `from`, at most `near_window`).
+    /// Takes the symbols from `from` to now out of the near-loop coverage (a heading line,
+    /// known only once it ends). O(symbols since `from`, at most `near_window`).
     pub fn uncover(&mut self, from: u64) {
         let w = self.p.near_window as u64;
         if self.cover.is_empty() {

@@ -12,7 +12,8 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// Bytes of the repeated block kept as evidence.
 pub const EVIDENCE_BYTES: usize = 256;
 
-/// The opening symbols of a line that never count towards a near loop (see `line_prefix`).
+/// The opening symbols of a bullet line that never count towards a near loop (see
+/// `line_prefix`).
 const LINE_PREFIX: u32 = 4;
 
 /// After a halt inside a piece, the rest of it is still read when it is at most this long.
@@ -703,8 +704,8 @@ impl StreamGuard {
 }
 
 /// Symbol `sym` is one of the first `LINE_PREFIX` of the line that began at symbol `line_sym`
-/// (low 32 bits): list items repeat their opening words ("* Add support for", "1. Add") by
-/// nature, so those never count towards a near loop.
+/// (low 32 bits). Bullet items open alike by nature ("* Add support for"), so on a bullet line
+/// those never count towards a near loop.
 #[inline]
 fn line_prefix(sym: u64, line_sym: u32) -> bool {
     (sym as u32).wrapping_sub(line_sym) < LINE_PREFIX
