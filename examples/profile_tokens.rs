@@ -134,13 +134,23 @@ fn main() {
             (acc.sum(), s.len() as u64)
         });
     } else {
-        drive(&mut g, reps, &streams, "symbol", t, |g, s| {
-            let acc = s
-                .iter()
-                .map(|&id| g.push_token(id, None).action as u64)
-                .sum();
-            (acc, g.stats().symbols)
-        });
+        // The default: ids alone. The loop stays in `main`, with the guard a local, as it
+        // was when the README's instruction counts were first taken.
+        let (mut acc, mut symbols) = (0u64, 0u64);
+        for _ in 0..reps {
+            for s in &streams {
+                g.reset();
+                for &id in s {
+                    acc += g.push_token(id, None).action as u64;
+                }
+                symbols += g.stats().symbols;
+            }
+        }
+        let secs = t.elapsed().as_secs_f64();
+        println!(
+            "symbols pushed: {symbols} (halts and warnings: {acc}), {:.2} ns/symbol",
+            secs * 1e9 / symbols.max(1) as f64
+        );
     }
 }
 

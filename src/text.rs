@@ -115,8 +115,6 @@ pub(crate) struct TextState {
     line_len: usize,
     line_hash: u64,
     line_letters: u32,
-    /// The last byte of the line that was not white space.
-    line_last: u8,
     /// The first three bytes after the indentation.
     lead: [u8; 3],
     lead_len: usize,
@@ -181,7 +179,6 @@ impl TextState {
             line_len: 0,
             line_hash: 0,
             line_letters: 0,
-            line_last: 0,
             lead: [0; 3],
             lead_len: 0,
             lead_rule: false,
@@ -352,10 +349,10 @@ impl TextState {
         let n = text.len();
         let base = self.bytes;
         let mut found = TextFinding::default();
-        // `text[line_from..i]` has yet to be added to the line buffer, `text[head_from..i]` to
-        // the line's indentation, lead and first word (until they are settled), and
-        // `text[word_from..i]` to the word (the last two hold no white space).
-        let (mut i, mut line_from, mut head_from, mut word_from) = (0, 0, 0, 0);
+        // `text[head_from..i]` has yet to be added to the line's indentation, lead and first
+        // word (until they are settled), and `text[word_from..i]` to the word (both hold no
+        // white space).
+        let (mut i, mut head_from, mut word_from) = (0, 0, 0);
         // The breaker automaton runs ahead to its next match, `brk` (`n` when there is none);
         // `dfa_from` and `dfa_state` are where it started, to step it again on an early stop.
         let (mut dfa_from, mut dfa_state) = (0, self.breaker_state);
@@ -366,13 +363,23 @@ impl TextState {
             } else {
                 n
             };
-            let end = n.min(word_end).min(brk + 1);
-            let (read, class) = read_bytes(
+            // The line buffer takes the bytes as they are read, up to a full block.
+            let end = n
+                .min(word_end)
+                .min(brk + 1)
+                .min(i + (LINE_BLOCK - self.line_len));
+            // White space ends a word, and a line's head until it is settled; after that, in
+            // a stream of tokens, only a newline needs a stop (fewer mispredicted exits).
+            let stop_at = if words || !self.head_settled() {
+                SPACE
+            } else {
+                NEWLINE
+            };
+            let (read, class) = self.read_bytes(
                 &text[i..end],
-                &mut self.last,
-                &mut self.runs,
-                &mut self.line_letters,
+                (base as usize).wrapping_add(i),
                 limits.alert_add,
+                stop_at,
             );
             i += read;
             let mut stop = false;
@@ -384,10 +391,6 @@ impl TextState {
                 self.runs = clamp_lanes(self.runs);
             }
             if class & SPACE != 0 {
-                let prev = (self.last >> 16) as u8;
-                if CLASS[prev as usize] & SPACE == 0 {
-                    self.line_last = prev;
-                }
                 if !self.head_settled() {
                     self.line_head(&text[head_from..i - 1]);
                 }
@@ -401,9 +404,14 @@ impl TextState {
                 }
                 word_from = i;
                 if class & NEWLINE != 0 {
-                    self.line_bytes(&text[line_from..i - 1]);
-                    line_from = i;
-                    let heading = self.line_last == b':';
+                    self.line_len -= 1; // The newline is not part of the line.
+                                        // The last visible byte before the newline (behind at most two spaces or
+                                        // a "\r") is ':'.
+                    let heading = (1..4)
+                        .map(|k| (self.last >> (16 * k)) as u8)
+                        .take_while(|&b| b != b'\n')
+                        .find(|&b| CLASS[b as usize] & SPACE == 0)
+                        == Some(b':');
                     let (f, structured) = self.end_line(base + i as u64);
                     if f.beats(&found.lines) {
                         found.lines = f;
@@ -422,6 +430,10 @@ impl TextState {
                 stop |= self.emit_word(&text[word_from..i], base + word_from as u64, &mut on_event);
                 word_from = i;
             }
+            if self.line_len == LINE_BLOCK {
+                self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
+                self.line_len = 0;
+            }
             if i - 1 == brk {
                 if let Some(dfa) = breakers {
                     stop |= on_event(self, Event::Breaker);
@@ -436,7 +448,6 @@ impl TextState {
         if !self.head_settled() {
             self.line_head(&text[head_from..i]);
         }
-        self.line_bytes(&text[line_from..i]);
         if words && word_from < i {
             if self.word_len == 0 {
                 self.word_start = base + word_from as u64;
@@ -451,9 +462,43 @@ impl TextState {
                 .iter()
                 .fold(dfa_state, |s, &b| dfa.next_state(Anchored::No, s, b));
         }
-        self.keep(&text[..i]);
         self.bytes = base + i as u64;
         (i, found)
+    }
+
+    /// Reads `bytes` up to and including the first byte whose class has a bit of `stop_at`
+    /// (white space, or a newline) or at which a character run reaches the level `alert_add`
+    /// is made for. Keeps each byte in the ring (the first at byte `at`) and the line buffer
+    /// (`bytes` fits in it), updates the run lanes and counts the letters. Returns how many
+    /// bytes it read and the class of the last one. Every byte of the text goes through this
+    /// loop: it is kept short, with its state in registers.
+    #[inline(always)]
+    fn read_bytes(&mut self, bytes: &[u8], at: usize, alert_add: u64, stop_at: u8) -> (usize, u8) {
+        let ring: &mut [u8; TEXT_RING] = (&mut *self.ring).try_into().expect("TEXT_RING bytes");
+        let line = &mut self.line;
+        let line_at = self.line_len;
+        let (mut l, mut r, mut n) = (self.last, self.runs, self.line_letters);
+        let mut class = 0;
+        let mut read = 0;
+        for &b in bytes {
+            ring[(at + read) & (TEXT_RING - 1)] = b;
+            line[(line_at + read) & (LINE_BLOCK - 1)] = b;
+            read += 1;
+            // Runs of byte periods 1..=4, one 16-bit lane each: a lane whose byte `p` back
+            // differs from `b` starts again from 0 (the lanes stay below 0x8000: a mask of the
+            // low 15 bits is enough).
+            let same = (((l ^ (b as u64 * LANE1)) + LANE_LOW) & LANE_HIGH) ^ LANE_HIGH;
+            r = (r + LANE1) & (same - (same >> 15));
+            l = (l << 16) | b as u64;
+            class = CLASS[b as usize];
+            n += (class & LETTER != 0) as u32;
+            if ((r + alert_add) & LANE_HIGH) | (class & stop_at) as u64 != 0 {
+                break;
+            }
+        }
+        (self.last, self.runs, self.line_letters) = (l, r, n);
+        self.line_len += read;
+        (read, class)
     }
 
     /// Steps the breaker automaton from `text[from]` up to and including the next byte that
@@ -469,23 +514,6 @@ impl TextState {
         }
         self.breaker_state = state;
         text.len()
-    }
-
-    /// Copies the bytes just read, which begin at byte `self.bytes`, into the ring (only the
-    /// last `TEXT_RING` of them stay).
-    fn keep(&mut self, read: &[u8]) {
-        let tail = &read[read.len().saturating_sub(TEXT_RING)..];
-        let at = (self.bytes + (read.len() - tail.len()) as u64) as usize % TEXT_RING;
-        if tail.len() <= 8 {
-            // A token's piece: a byte at a time costs less than a call to memcpy.
-            for (k, &b) in tail.iter().enumerate() {
-                self.ring[(at + k) % TEXT_RING] = b;
-            }
-            return;
-        }
-        let first = tail.len().min(TEXT_RING - at);
-        self.ring[at..at + first].copy_from_slice(&tail[..first]);
-        self.ring[..tail.len() - first].copy_from_slice(&tail[first..]);
     }
 
     /// The line's indentation, lead and first word are known: nothing more is read for them.
@@ -531,20 +559,6 @@ impl TextState {
         self.judge_line();
     }
 
-    /// Adds bytes to the line buffer, folding each full block into the line hash.
-    fn line_bytes(&mut self, mut rest: &[u8]) {
-        while !rest.is_empty() {
-            let k = (LINE_BLOCK - self.line_len).min(rest.len());
-            self.line[self.line_len..self.line_len + k].copy_from_slice(&rest[..k]);
-            self.line_len += k;
-            rest = &rest[k..];
-            if self.line_len == LINE_BLOCK {
-                self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
-                self.line_len = 0;
-            }
-        }
-    }
-
     /// Ends the word being read, if any, as a symbol. Returns what `on_event` returned.
     pub fn flush_word(&mut self, mut on_event: impl FnMut(&mut TextState, Event) -> bool) -> bool {
         self.word_len > 0 && self.emit_word(&[], 0, &mut on_event)
@@ -573,7 +587,6 @@ impl TextState {
         self.line_len = 0;
         self.line_hash = 0;
         self.line_letters = 0;
-        self.line_last = 0;
         self.lead_len = 0;
         self.lead_rule = false;
         self.line_indent = 0;
@@ -782,39 +795,6 @@ fn hash_folded(line: &mut [u8; LINE_BLOCK], len: usize) -> u64 {
         chunk.copy_from_slice(&(x & !mask | ZEROS & mask).to_le_bytes());
     }
     xxh3_64(&line[..len])
-}
-
-/// Reads `bytes` up to and including the first white-space byte, or the first byte at which a
-/// character run reaches the level `alert_add` is made for; updates the run lanes and counts
-/// the letters. Returns how many bytes it read and the class of the last one. Every byte of
-/// the text goes through this loop, so it is kept apart, with its state in registers.
-#[inline(never)]
-fn read_bytes(
-    bytes: &[u8],
-    last: &mut u64,
-    runs: &mut u64,
-    letters: &mut u32,
-    alert_add: u64,
-) -> (usize, u8) {
-    let (mut l, mut r, mut n) = (*last, *runs, *letters);
-    let mut class = 0;
-    let mut read = 0;
-    for &b in bytes {
-        read += 1;
-        // Runs of byte periods 1..=4, one 16-bit lane each: a lane whose byte `p` back
-        // differs from `b` starts again from 0 (the lanes stay below 0x8000: a mask of the
-        // low 15 bits is enough).
-        let same = (((l ^ (b as u64 * LANE1)) + LANE_LOW) & LANE_HIGH) ^ LANE_HIGH;
-        r = (r + LANE1) & (same - (same >> 15));
-        l = (l << 16) | b as u64;
-        class = CLASS[b as usize];
-        n += (class & LETTER != 0) as u32;
-        if ((r + alert_add) & LANE_HIGH) | (class & SPACE) as u64 != 0 {
-            break;
-        }
-    }
-    (*last, *runs, *letters) = (l, r, n);
-    (read, class)
 }
 
 /// Caps each run lane at `RUN_CAP`, so that no lane overflows into the next.
