@@ -404,9 +404,10 @@ impl TextState {
                 }
                 word_from = i;
                 if class & NEWLINE != 0 {
-                    self.line_len -= 1; // The newline is not part of the line.
-                                        // The last visible byte before the newline (behind at most two spaces or
-                                        // a "\r") is ':'.
+                    // The newline is not part of the line. The line is a heading when the
+                    // last visible byte before the newline (behind at most two spaces or a
+                    // "\r") is ':'.
+                    self.line_len -= 1;
                     let heading = (1..4)
                         .map(|k| (self.last >> (16 * k)) as u8)
                         .take_while(|&b| b != b'\n')
