@@ -207,8 +207,7 @@ impl StreamGuard {
             self.engine.slack = self.slack();
         }
         self.engine.text_known = self.has_text;
-        self.engine.structured = self.has_text
-            && (self.text.unprose() || (self.text.bullet() && line_prefix(sym, self.line_sym)));
+        self.engine.structured = self.has_text && left_out(&self.text, sym, self.line_sym);
         self.settle(id, sym, text)
     }
 
@@ -298,11 +297,11 @@ impl StreamGuard {
         }
         let mut last = (Finding::default(), self.engine.pos().saturating_sub(1));
         let engine = &mut self.engine;
+        let line_sym = self.line_sym;
         self.text.flush_word(|t, event| {
             if let Event::Word(h, start) = event {
-                let sym = engine.pos();
-                t.mark_symbol_at(sym, start);
-                let f = if engine.push(h) == Action::Continue {
+                let (level, sym) = push_word(engine, t, h, start, line_sym);
+                let f = if level == Action::Continue {
                     Finding::default()
                 } else {
                     engine.finding()
@@ -331,13 +330,10 @@ impl StreamGuard {
             .scan(text, words, &self.limits, breakers, |t, event| {
                 match event {
                     Event::Word(h, start) => {
-                        let sym = engine.pos();
-                        t.mark_symbol_at(sym, start);
                         engine.slack = slack;
                         engine.text_known = text_known;
-                        engine.structured =
-                            t.unprose() || (t.bullet() && line_prefix(sym, *line_sym));
-                        if engine.push(h) > Action::Continue {
+                        let (level, sym) = push_word(engine, t, h, start, *line_sym);
+                        if level > Action::Continue {
                             word = (engine.finding(), sym);
                             return true;
                         }
@@ -701,6 +697,30 @@ impl StreamGuard {
         self.line_sym = 0;
         self.stats = StreamStats::default();
     }
+}
+
+/// Pushes word `h` (its text begins at byte `start`) as the next symbol, with its line's say on
+/// near-loop coverage: the one path for every word of a text stream. Returns the engine's level
+/// and the symbol's index.
+#[inline(always)]
+fn push_word(
+    engine: &mut Engine,
+    t: &mut TextState,
+    h: u32,
+    start: u64,
+    line_sym: u32,
+) -> (Action, u64) {
+    let sym = engine.pos();
+    t.mark_symbol_at(sym, start);
+    engine.structured = left_out(t, sym, line_sym);
+    (engine.push(h), sym)
+}
+
+/// Symbol `sym`, on the line that began at symbol `line_sym`, never counts towards a near
+/// loop: its line is not prose (see `TextState::unprose`), or it opens a bullet item.
+#[inline]
+fn left_out(t: &TextState, sym: u64, line_sym: u32) -> bool {
+    t.unprose() || (t.bullet() && line_prefix(sym, line_sym))
 }
 
 /// Symbol `sym` is one of the first `LINE_PREFIX` of the line that began at symbol `line_sym`
