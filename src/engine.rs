@@ -50,9 +50,9 @@ const NEAR_SLOTS: usize = 512;
 /// Thresholds of one engine, in symbols, derived once from the settings.
 #[derive(Clone, Debug)]
 pub(crate) struct EngineParams {
-    pub window: usize,
+    pub window: u32,
     pub dense: usize,
-    pub ngram: usize,
+    pub ngram: u32,
     pub min_period: u32,
     pub max_period: u32,
     pub halt_copies: u32,
@@ -65,7 +65,7 @@ pub(crate) struct EngineParams {
     /// 0 = off.
     pub long_halt_run: u32,
     /// 0 = coverage off.
-    pub near_window: usize,
+    pub near_window: u32,
     pub near_warn: f32,
     /// 0 = near loops never halt.
     pub near_halt: f32,
@@ -136,15 +136,17 @@ pub(crate) struct Engine {
     head: Box<[u32]>,
     /// Coverage of the last `near_window` positions, a bit each.
     cover: Box<[u64]>,
-    ncands: usize,
-    /// Sum of `cover`, and the sum that warns.
+    ncands: u32,
+    /// Sum of `cover`, and the sum at which a push evaluates it: the count that warns, or 0
+    /// while coverage is at the warn level (its streak is then counted every push).
     cover_sum: u32,
-    near_warn_count: u32,
+    near_alert: u32,
     last_dist: u32,
     // Copies of the parameters a push reads, next to the state they steer.
     ngram: u32,
     index_bits: u32,
     dense: u32,
+    near_window: u32,
     /// `pos % near_window`, kept as a counter: a division per symbol costs more than the rest.
     near_at: u32,
     /// `pos % dense`, as a counter.
@@ -217,7 +219,7 @@ impl Engine {
             1usize << p.index_bits
         };
         Engine {
-            syms: vec![0; p.window].into_boxed_slice(),
+            syms: vec![0; p.window as usize].into_boxed_slice(),
             hist: vec![0; 2 * dense].into_boxed_slice(),
             runs: vec![0; dense].into_boxed_slice(),
             warn_need,
@@ -227,15 +229,20 @@ impl Engine {
             cands: [Candidate::default(); CANDIDATES],
             ncands: 0,
             gram: 0,
-            roll_out: ROLL.wrapping_pow(p.ngram as u32),
-            cover: vec![0; p.near_window.div_ceil(64)].into_boxed_slice(),
+            roll_out: ROLL.wrapping_pow(p.ngram),
+            cover: vec![0; (p.near_window as usize).div_ceil(64).max(1)].into_boxed_slice(),
             near_head: if p.near_halt > 0.0 && p.near_window > 0 {
                 vec![0; NEAR_SLOTS].into_boxed_slice()
             } else {
                 Box::default()
             },
             cover_sum: 0,
-            near_warn_count: ((p.near_warn * p.near_window as f32).ceil() as u32).max(1),
+            near_alert: near_warn_count(&p),
+            near_window: if p.near_window == 0 {
+                64
+            } else {
+                p.near_window
+            },
             near_streak: 0,
             near_since: NOT_NEAR,
             last_dist: 0,
@@ -248,7 +255,7 @@ impl Engine {
             text_known: false,
             near_prev: 0,
             found: Finding::default(),
-            ngram: p.ngram as u32,
+            ngram: p.ngram,
             index_bits: p.index_bits,
             dense: p.dense as u32,
             p,
@@ -294,11 +301,17 @@ impl Engine {
         self.floor = self.pos;
         self.runs.fill(0);
         self.ncands = 0;
+        // The n-gram of the first symbols after the floor counts the missing ones as zeros,
+        // so the rolling hash never needs to know how many symbols it holds.
         self.gram = 0;
+        for t in 1..=self.ngram as u64 {
+            let at = self.pos.wrapping_sub(t) as usize & (self.syms.len() - 1);
+            self.syms[at] = 0;
+        }
         self.cover.fill(0);
         self.cover_sum = 0;
         self.near_streak = 0;
-        self.near_since = NOT_NEAR;
+        self.set_near_since(NOT_NEAR);
         self.last_dist = 0;
         self.near_prev = 0;
     }
@@ -307,7 +320,7 @@ impl Engine {
     /// known only once it ends). O(symbols since `from`, at most `near_window`).
     pub fn uncover(&mut self, from: u64) {
         let w = self.p.near_window as u64;
-        if self.cover.is_empty() {
+        if w == 0 {
             return;
         }
         let from = from.max(self.floor).max(self.pos.saturating_sub(w));
@@ -341,6 +354,25 @@ impl Engine {
     /// adopted candidate costs one backward scan as long as its match.
     #[inline(always)]
     pub fn push(&mut self, s: u32) -> Action {
+        if self.text_known {
+            self.push_as::<true>(s)
+        } else {
+            self.push_as::<false>(s)
+        }
+    }
+
+    /// [`push`](Self::push) for a stream whose text is not known (`text_known` and
+    /// `structured` are false): a stream of token ids alone, or lines.
+    #[inline(always)]
+    pub fn push_plain(&mut self, s: u32) -> Action {
+        debug_assert!(!self.text_known && !self.structured);
+        self.push_as::<false>(s)
+    }
+
+    /// One push, compiled once for streams with text (`TEXT`, near-loop 4-grams and
+    /// structured symbols) and once for streams without, which skips those checks.
+    #[inline(always)]
+    fn push_as<const TEXT: bool>(&mut self, s: u32) -> Action {
         let pos = self.pos;
         // Symbols at positions floor..pos may be compared with.
         let avail = pos - self.floor;
@@ -356,19 +388,17 @@ impl Engine {
         // the work they skip.
         let mut covered = false;
         let mut dist = 0u64;
-        if self.index_bits > 0 && avail + 1 >= n {
+        if self.index_bits > 0 {
             let (slot, tag) = self.slot(gram);
             let here = (pos as u16).wrapping_add(1);
             let seen = std::mem::replace(&mut self.head[slot], tag | here as u32);
             dist = here.wrapping_sub(seen as u16) as u64;
             // A tagged hit: the same n-gram but for a 1 in 65536 chance. Coverage (which only
             // warns unless near_halt is set) counts it as it is; whatever can halt verifies the
-            // symbols first.
-            covered = (seen as u16 != 0)
-                & (seen & 0xffff_0000 == tag)
-                & (dist >= 1)
-                & (dist + n <= ring as u64 + 1)
-                & (dist + n <= avail + 1);
+            // symbols first. Both sightings must be whole n-grams in the ring, after the floor:
+            // 1 <= dist <= min(window, avail + 1) - n, one unsigned comparison.
+            let reach = (avail + 1).min(ring as u64 + 1).saturating_sub(n);
+            covered = (seen != 0) & (seen & 0xffff_0000 == tag) & (dist.wrapping_sub(1) < reach);
             self.last_dist = if covered { dist as u32 } else { self.last_dist };
         }
 
@@ -376,7 +406,7 @@ impl Engine {
         // whether one reached its threshold, whether one already tracks the hit's distance.
         let mut any = alert;
         let mut tracked = false;
-        let mut ncands = self.ncands;
+        let mut ncands = self.ncands as usize;
         let mut i = 0;
         while i < ncands {
             let c = &mut self.cands[i];
@@ -390,17 +420,18 @@ impl Engine {
                 self.cands[i] = self.cands[ncands];
             }
         }
-        self.ncands = ncands;
+        self.ncands = ncands as u32;
 
         if covered && dist > self.dense as u64 && !tracked {
             self.adopt(pos, avail, dist);
             // A candidate adopted just now may start at its threshold already.
-            any |= self.cands[..self.ncands].iter().any(|c| c.run >= c.alert);
+            any |= self.cands[..self.ncands as usize].iter().any(|c| c.run >= c.alert);
         }
 
-        // Coverage over the last near_window positions, updated without branches.
-        if !self.cover.is_empty() {
-            if self.text_known & !self.near_head.is_empty() {
+        // Coverage over the last near_window positions, updated without branches. With
+        // coverage off the bits go to a word that never alerts (`near_alert` is MAX).
+        {
+            if TEXT && !self.near_head.is_empty() {
                 let near = self.near_gram(pos, avail);
                 covered = near > 0;
                 if covered & (near == self.near_prev as u64) {
@@ -408,18 +439,15 @@ impl Engine {
                 }
                 self.near_prev = near as u16;
             }
-            let b = self.near_at as usize;
-            self.near_at = if b + 1 == self.p.near_window {
-                0
-            } else {
-                b as u32 + 1
-            };
-            let counted = covered & !self.structured;
+            let b = self.near_at;
+            self.near_at = if b + 1 == self.near_window { 0 } else { b + 1 };
+            let b = b as usize;
+            let counted = covered & !(TEXT && self.structured);
             let (word, bit) = (b / 64, b % 64);
             let was = (self.cover[word] >> bit) & 1;
             self.cover[word] = self.cover[word] & !(1 << bit) | (counted as u64) << bit;
             self.cover_sum = self.cover_sum + counted as u32 - was as u32;
-            any |= self.cover_sum >= self.near_warn_count || self.near_since != NOT_NEAR;
+            any |= self.cover_sum >= self.near_alert;
         }
         self.pos = pos + 1;
         if !any {
@@ -433,13 +461,10 @@ impl Engine {
     /// [`slot`](Self::slot) mixes it).
     #[inline(always)]
     fn next_gram(&self, s: u32) -> u64 {
+        // Before the floor the ring holds zeros (see `forget`).
+        let old = self.sym(self.pos.wrapping_sub(self.ngram as u64)) as u64;
         let gram = self.gram.wrapping_mul(ROLL).wrapping_add(s as u64);
-        if self.pos - self.floor >= self.ngram as u64 {
-            let old = self.sym(self.pos - self.ngram as u64) as u64;
-            gram.wrapping_sub(old.wrapping_mul(self.roll_out))
-        } else {
-            gram
-        }
+        gram.wrapping_sub(old.wrapping_mul(self.roll_out))
     }
 
     /// The n-gram table slot of `gram`, and the tag stored with it.
@@ -550,8 +575,8 @@ impl Engine {
             run: run as u32,
             alert,
         };
-        if self.ncands < CANDIDATES {
-            self.cands[self.ncands] = cand;
+        if (self.ncands as usize) < CANDIDATES {
+            self.cands[self.ncands as usize] = cand;
             self.ncands += 1;
         } else if let Some(weakest) = self.cands.iter_mut().min_by_key(|c| c.run) {
             if weakest.run < cand.run {
@@ -567,7 +592,7 @@ impl Engine {
         if dense {
             best = self.dense_finding(pos);
         }
-        for c in &self.cands[..self.ncands] {
+        for c in &self.cands[..self.ncands as usize] {
             if c.run >= c.alert {
                 let f = self.candidate_finding(pos, c);
                 if f.beats(&best) {
@@ -575,7 +600,7 @@ impl Engine {
                 }
             }
         }
-        if !self.cover.is_empty() {
+        if self.p.near_window > 0 {
             let f = self.near_finding(pos);
             if f.beats(&best) {
                 best = f;
@@ -673,6 +698,17 @@ impl Engine {
         }
     }
 
+    /// Records where coverage reached the warn level (`NOT_NEAR`: it is below), and so whether
+    /// every push must evaluate it.
+    fn set_near_since(&mut self, since: u64) {
+        self.near_since = since;
+        self.near_alert = if since == NOT_NEAR {
+            near_warn_count(&self.p)
+        } else {
+            0
+        };
+    }
+
     fn near_finding(&mut self, pos: u64) -> Finding {
         let w = self.p.near_window as u64;
         if pos + 1 < w + self.floor {
@@ -680,12 +716,12 @@ impl Engine {
         }
         let share = self.cover_sum as f32 / w as f32;
         if share < self.p.near_warn {
-            self.near_since = NOT_NEAR;
+            self.set_near_since(NOT_NEAR);
             self.near_streak = 0;
             return Finding::default();
         }
         if self.near_since == NOT_NEAR {
-            self.near_since = pos;
+            self.set_near_since(pos);
         }
         let since = self.near_since;
         let halting = self.text_known && self.p.near_halt > 0.0 && share >= self.p.near_halt;
@@ -704,7 +740,7 @@ impl Engine {
         let mut period = self.last_dist.max(1);
         // When the copies have become verbatim (two whole ones back to back), they are the
         // best evidence: their period, and the onset of the first.
-        if let Some(c) = self.cands[..self.ncands]
+        if let Some(c) = self.cands[..self.ncands as usize]
             .iter()
             .filter(|c| c.run >= c.period)
             .max_by_key(|c| c.run)
@@ -750,6 +786,15 @@ fn dense_pass(runs: &mut [i32], hist: &[u32], need: &[i32], s: u32) -> bool {
         }
     }
     alert != 0
+}
+
+/// The coverage sum (covered symbols in the near window) that warns; MAX with coverage off.
+fn near_warn_count(p: &EngineParams) -> u32 {
+    if p.near_window == 0 {
+        u32::MAX
+    } else {
+        ((p.near_warn * p.near_window as f32).ceil() as u32).max(1)
+    }
 }
 
 /// The run of period `p` that means `copies` copies spanning at least `span` symbols.

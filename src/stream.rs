@@ -108,9 +108,9 @@ impl StreamGuard {
         // under 16 KiB.
         let index_bits = (s.window / 4).max(64).trailing_zeros();
         let engine = Engine::new(EngineParams {
-            window: s.window as usize,
+            window: s.window,
             dense: s.dense_periods as usize,
-            ngram: s.ngram as usize,
+            ngram: s.ngram,
             min_period: s.min_period,
             max_period: s.max_period,
             halt_copies: s.halt_copies,
@@ -119,7 +119,7 @@ impl StreamGuard {
             warn_span: s.warn_span,
             long_warn_run: s.long_warn_run,
             long_halt_run: s.long_halt_run,
-            near_window: near,
+            near_window: s.near_window,
             near_warn: s.near_warn,
             near_halt: s.near_halt,
             near_patience: s.near_patience,
@@ -170,16 +170,28 @@ impl StreamGuard {
     /// with [`push_text`](Self::push_text)) the id is ignored and the piece is pushed as text.
     #[inline]
     pub fn push_token(&mut self, id: u32, piece: Option<&[u8]>) -> Verdict {
-        if self.verdict.action == Action::Halt {
-            return self.verdict;
-        }
-        if piece.is_none() && self.mode == Mode::Tokens && !self.has_text {
-            // An id without text on a stream that has none: the engine alone.
+        // An id without text on a stream that has none, not halted: the engine alone, inlined
+        // into the caller. Everything else goes through the larger out-of-line path, whose
+        // register saves would otherwise cost a fifth of this one.
+        if piece.is_none()
+            & (self.mode == Mode::Tokens)
+            & !self.has_text
+            & (self.verdict.action != Action::Halt)
+        {
             let sym = self.engine.pos();
-            if self.engine.push(id) == Action::Continue {
+            if self.engine.push_plain(id) == Action::Continue {
                 return self.quiet(sym);
             }
             return self.decide(self.engine.finding(), sym, TextFinding::default());
+        }
+        self.push_token_slow(id, piece)
+    }
+
+    /// [`push_token`](Self::push_token) when the stream is halted, fresh or has text.
+    #[inline(never)]
+    fn push_token_slow(&mut self, id: u32, piece: Option<&[u8]>) -> Verdict {
+        if self.verdict.action == Action::Halt {
+            return self.verdict;
         }
         match self.mode {
             Mode::Text => return self.push_text(piece.unwrap_or_default()),

@@ -148,7 +148,7 @@ impl TextState {
         breakers: Option<&DFA>,
     ) -> TextState {
         let lines = Engine::new(EngineParams {
-            window: LINES,
+            window: LINES as u32,
             dense: 16,
             ngram: 1,
             min_period: 1,
@@ -614,7 +614,7 @@ impl TextState {
             );
             let n = self.lines.pos();
             self.line_starts[n as usize % LINES] = self.line_start as u32;
-            if self.lines.push(h as u32) != Action::Continue {
+            if self.lines.push_plain(h as u32) != Action::Continue {
                 f = self.lines.finding();
             }
         }
