@@ -406,21 +406,23 @@ impl Engine {
         // whether one reached its threshold, whether one already tracks the hit's distance.
         let mut any = alert;
         let mut tracked = false;
-        let mut ncands = self.ncands as usize;
-        let mut i = 0;
-        while i < ncands {
-            let c = &mut self.cands[i];
-            if self.syms[(pos - c.period as u64) as usize & ring] == s {
-                c.run += 1;
-                any |= c.run >= c.alert;
-                tracked |= c.period as u64 == dist;
-                i += 1;
-            } else {
-                ncands -= 1;
-                self.cands[i] = self.cands[ncands];
+        if self.ncands > 0 {
+            let mut ncands = self.ncands as usize;
+            let mut i = 0;
+            while i < ncands {
+                let c = &mut self.cands[i];
+                if self.syms[(pos - c.period as u64) as usize & ring] == s {
+                    c.run += 1;
+                    any |= c.run >= c.alert;
+                    tracked |= c.period as u64 == dist;
+                    i += 1;
+                } else {
+                    ncands -= 1;
+                    self.cands[i] = self.cands[ncands];
+                }
             }
+            self.ncands = ncands as u32;
         }
-        self.ncands = ncands as u32;
 
         if covered && dist > self.dense as u64 && !tracked {
             self.adopt(pos, avail, dist);
@@ -443,9 +445,9 @@ impl Engine {
             self.near_at = if b + 1 == self.near_window { 0 } else { b + 1 };
             let b = b as usize;
             let counted = covered & !(TEXT && self.structured);
-            let (word, bit) = (b / 64, b % 64);
-            let was = (self.cover[word] >> bit) & 1;
-            self.cover[word] = self.cover[word] & !(1 << bit) | (counted as u64) << bit;
+            let word = &mut self.cover[b / 64];
+            let was = (*word >> (b % 64)) & 1;
+            *word ^= (was ^ counted as u64) << (b % 64);
             self.cover_sum = self.cover_sum + counted as u32 - was as u32;
             any |= self.cover_sum >= self.near_alert;
         }
