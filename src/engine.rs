@@ -516,22 +516,23 @@ impl Engine {
 
     /// How far back the 4-gram ending at `pos` (already in the ring) was last seen, if within
     /// the last few hundred symbols (checked symbol by symbol), else 0; records this sighting.
-    #[inline(never)]
+    /// Inlined into the pushes of streams with text only.
+    #[inline(always)]
     fn near_gram(&mut self, pos: u64, avail: u64) -> u64 {
         if avail + 1 < NEAR_GRAM {
             return 0;
         }
-        let h = (0..NEAR_GRAM).fold(0u64, |h, t| {
-            (h ^ self.sym(pos - t) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        let g: [u32; NEAR_GRAM as usize] = std::array::from_fn(|t| self.sym(pos - t as u64));
+        let h = g.iter().fold(0u64, |h, &x| {
+            (h ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
         });
         let slot = (h >> 32) as usize % NEAR_SLOTS;
         let here = (pos as u16).wrapping_add(1);
         let seen = std::mem::replace(&mut self.near_head[slot], here);
         let dist = here.wrapping_sub(seen) as u64;
         let seen_here = seen != 0
-            && dist >= 1
             && dist + NEAR_GRAM <= (avail + 1).min(self.syms.len() as u64)
-            && (0..NEAR_GRAM).all(|t| self.sym(pos - t) == self.sym(pos - dist - t));
+            && (0..NEAR_GRAM).all(|t| g[t as usize] == self.sym(pos - dist - t));
         if seen_here {
             dist
         } else {
