@@ -283,11 +283,14 @@ impl Engine {
 
     /// Forgets everything, as if new.
     ///
-    /// Costs O(dense + near_window / 64), not O(window): the ring, the history and the n-gram
-    /// table keep stale entries, which are harmless. Every comparison is bounded by `floor`
-    /// (so a stale symbol is never compared with), and a stale table entry can only propose a
-    /// distance that is then checked against the symbols of this stream.
+    /// Costs O(dense + window / 4), not O(window): the ring and the history keep stale
+    /// symbols, which are harmless, since every comparison is bounded by `floor`. The n-gram
+    /// tables are cleared: positions start again from 0, so an n-gram of the old stream would
+    /// read as seen a moment ago, and coverage counts such a tagged hit without checking the
+    /// symbols (a reset guard warned of a near loop made of the old stream's n-grams).
     pub fn reset(&mut self) {
+        self.head.fill(0);
+        self.near_head.fill(0);
         self.pos = 0;
         self.dense_at = 0;
         self.near_at = 0;

@@ -216,6 +216,32 @@ proptest! {
         }
     }
 
+    /// A guard reset after any stream answers exactly as a new one, with and without pieces,
+    /// even when the new stream is made of pieces of the old one.
+    #[test]
+    fn a_reset_guard_answers_as_a_new_one(
+        before in prop::collection::vec(0u32..1000, 300..800),
+        cuts in prop::collection::vec((0usize..300, 8usize..40), 10..40),
+        pieces in any::<bool>(),
+    ) {
+        let after: Vec<u32> = cuts
+            .iter()
+            .flat_map(|&(at, len)| before[at..(at + len).min(before.len())].iter().copied())
+            .collect();
+        let config = StreamConfig::default();
+        let text = |id: u32| pieces.then_some(if id % 2 == 0 { &b" w"[..] } else { &b" x"[..] });
+        let mut used = StreamGuard::new(&config);
+        for &id in &before {
+            used.push_token(id, text(id));
+        }
+        used.reset();
+        let mut fresh = StreamGuard::new(&config);
+        for &id in &after {
+            prop_assert_eq!(used.push_token(id, text(id)), fresh.push_token(id, text(id)));
+        }
+        prop_assert_eq!(used.stats(), fresh.stats());
+    }
+
     /// A clone carries on exactly as the original would.
     #[test]
     fn a_clone_continues_identically(
