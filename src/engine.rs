@@ -285,12 +285,13 @@ impl Engine {
     ///
     /// Costs O(dense + window / 4), not O(window): the ring and the history keep stale
     /// symbols, which are harmless, since every comparison is bounded by `floor`. The n-gram
-    /// tables are cleared: positions start again from 0, so an n-gram of the old stream would
+    /// index is cleared: positions start again from 0, so an n-gram of the old stream would
     /// read as seen a moment ago, and coverage counts such a tagged hit without checking the
-    /// symbols (a reset guard warned of a near loop made of the old stream's n-grams).
+    /// symbols (a reset guard warned of a near loop made of the old stream's n-grams). The
+    /// 4-gram table may keep its entries: a hit there counts only once the symbols at its
+    /// distance match, in this stream's ring, and this stream would have overwritten it then.
     pub fn reset(&mut self) {
         self.head.fill(0);
-        self.near_head.fill(0);
         self.pos = 0;
         self.dense_at = 0;
         self.near_at = 0;
