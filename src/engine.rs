@@ -431,7 +431,9 @@ impl Engine {
         if covered && dist > self.dense as u64 && !tracked {
             self.adopt(pos, avail, dist);
             // A candidate adopted just now may start at its threshold already.
-            any |= self.cands[..self.ncands as usize].iter().any(|c| c.run >= c.alert);
+            any |= self.cands[..self.ncands as usize]
+                .iter()
+                .any(|c| c.run >= c.alert);
         }
 
         // Coverage over the last near_window positions, updated without branches. With
