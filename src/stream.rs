@@ -207,10 +207,9 @@ impl StreamGuard {
         if let Some(piece) = piece {
             let mut rest = piece;
             while !rest.is_empty() {
-                let (used, found, _, _) = self.scan(rest, false);
+                let (used, _) = self.scan(rest, false, &mut text);
                 rest = &rest[used..];
-                text = strongest_text(text, found);
-                if rest.len() > PIECE_TAIL && self.text_halts(&found) {
+                if rest.len() > PIECE_TAIL && self.text_halts(&text) {
                     // A halt inside a huge piece: the rest need not be read. A short rest is
                     // read, so that offsets and evidence cover the whole token.
                     break;
@@ -274,20 +273,18 @@ impl StreamGuard {
         let mut best = Verdict::default();
         let mut rest = text;
         while !rest.is_empty() {
-            let (used, found, word, sym) = self.scan(rest, words);
+            let mut found = TextFinding::default();
+            let (used, word) = self.scan(rest, words, &mut found);
             rest = &rest[used..];
-            if word.level == Action::Continue
+            if word.is_none()
                 && found.chars.level == Action::Continue
                 && found.lines.level == Action::Continue
             {
                 self.quiet(self.engine.pos().saturating_sub(1));
                 continue;
             }
-            let sym = if word.level > Action::Continue {
-                sym
-            } else {
-                self.engine.pos().saturating_sub(1)
-            };
+            let (word, sym) =
+                word.unwrap_or((Finding::default(), self.engine.pos().saturating_sub(1)));
             let v = self.decide(word, sym, found);
             if v.action == Action::Halt {
                 return v;
@@ -327,26 +324,32 @@ impl StreamGuard {
 
     /// Scans text. In text mode each word is pushed to the engine, and the scan stops at the
     /// first word with evidence so that the guard decides on it where it happened. Returns the
-    /// bytes used, the text findings, and the word finding with its symbol index.
-    fn scan(&mut self, text: &[u8], words: bool) -> (usize, TextFinding, Finding, u64) {
+    /// bytes used and that word's finding with its symbol index; the text findings are merged
+    /// into `found`.
+    fn scan(
+        &mut self,
+        text: &[u8],
+        words: bool,
+        found: &mut TextFinding,
+    ) -> (usize, Option<(Finding, u64)>) {
         // Disjoint field borrows: the breaker automaton is read while the engine and text
         // state change (no reference-count traffic per piece).
         let breakers = self.config.inner.breakers.as_ref();
         let slack = self.slack();
         let text_known = words;
-        let mut word = (Finding::default(), 0u64);
+        let mut word = None;
         let engine = &mut self.engine;
         let line_sym = &mut self.line_sym;
-        let (used, found) = self
+        let used = self
             .text
-            .scan(text, words, &self.limits, breakers, |t, event| {
+            .scan(text, words, &self.limits, breakers, found, |t, event| {
                 match event {
                     Event::Word(h, start) => {
                         engine.slack = slack;
                         engine.text_known = text_known;
                         let (level, sym) = push_word(engine, t, h, start, *line_sym);
                         if level > Action::Continue {
-                            word = (engine.finding(), sym);
+                            word = Some((engine.finding(), sym));
                             return true;
                         }
                     }
@@ -366,7 +369,7 @@ impl StreamGuard {
             });
         self.stats.bytes = self.text.bytes;
         self.has_text |= self.text.bytes > 0;
-        (used, found, word.0, word.1)
+        (used, word)
     }
 
     fn slack(&self) -> f32 {
@@ -761,26 +764,6 @@ fn block<'t>(text: &'t TextState, v: &Verdict, now: u64) -> Option<(&'t [u8], &'
         Unit::Line => text.line_byte(text.lines_pos().checked_sub(v.period as u64)?)?,
     };
     text.bytes_from(start.max(text.bytes.saturating_sub(TEXT_RING as u64)))
-}
-
-fn strongest_text(a: TextFinding, b: TextFinding) -> TextFinding {
-    TextFinding {
-        chars: if b.chars.beats(&a.chars) {
-            b.chars
-        } else {
-            a.chars
-        },
-        lines: if b.lines.beats(&a.lines) {
-            b.lines
-        } else {
-            a.lines
-        },
-        lines_structured: if b.lines.beats(&a.lines) {
-            b.lines_structured
-        } else {
-            a.lines_structured
-        },
-    }
 }
 
 const _: () = {

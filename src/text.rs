@@ -330,8 +330,9 @@ impl TextState {
 
     /// Scans `text`. Words (when `words` is set) and breakers are passed to `on_event`, which
     /// returns `true` to stop the scan there. The scan also stops after a byte that completes
-    /// a halting character run or line loop. Returns how many bytes were consumed and what the
-    /// text detectors found.
+    /// a halting character run or line loop. Returns how many bytes were consumed; what the
+    /// text detectors found is merged into `found` (the strongest of each kind is kept), so
+    /// that a push that finds nothing copies no evidence around.
     ///
     /// Every byte goes through one short loop that tracks character runs and counts letters;
     /// words, lines and breakers are handled where a word or a line ends, so the work per byte
@@ -344,11 +345,13 @@ impl TextState {
         words: bool,
         limits: &CharLimits,
         breakers: Option<&DFA>,
+        found: &mut TextFinding,
         mut on_event: impl FnMut(&mut TextState, Event) -> bool,
-    ) -> (usize, TextFinding) {
+    ) -> usize {
         let n = text.len();
         let base = self.bytes;
-        let mut found = TextFinding::default();
+        // A halt found by this scan (one found earlier is the caller's to act on).
+        let mut halted = false;
         // `text[head_from..i]` has yet to be added to the line's indentation, lead and first
         // word (until they are settled), and `text[word_from..i]` to the word (both hold no
         // white space).
@@ -385,6 +388,7 @@ impl TextState {
             let mut stop = false;
             if (self.runs + limits.alert_add) & LANE_HIGH != 0 {
                 let f = self.char_finding(limits, base + i as u64);
+                halted |= f.level == Action::Halt;
                 if f.beats(&found.chars) {
                     found.chars = f;
                 }
@@ -414,6 +418,7 @@ impl TextState {
                         .find(|&b| CLASS[b as usize] & SPACE == 0)
                         == Some(b':');
                     let (f, structured) = self.end_line(base + i as u64);
+                    halted |= f.level == Action::Halt;
                     if f.beats(&found.lines) {
                         found.lines = f;
                         found.lines_structured = structured;
@@ -442,7 +447,7 @@ impl TextState {
                     brk = self.next_breaker(dfa, text, i);
                 }
             }
-            if stop || found.chars.level == Action::Halt || found.lines.level == Action::Halt {
+            if stop || halted {
                 break;
             }
         }
@@ -464,7 +469,7 @@ impl TextState {
                 .fold(dfa_state, |s, &b| dfa.next_state(Anchored::No, s, b));
         }
         self.bytes = base + i as u64;
-        (i, found)
+        i
     }
 
     /// Reads `bytes` up to and including the first byte whose class has a bit of `stop_at`
@@ -828,7 +833,14 @@ mod tests {
     fn unprose_after(text: &str) -> bool {
         let mut t = TextState::new(3, 8, 4, None);
         let limits = CharLimits::new(24, 96, 2048);
-        t.scan(text.as_bytes(), true, &limits, None, |_, _| false);
+        t.scan(
+            text.as_bytes(),
+            true,
+            &limits,
+            None,
+            &mut TextFinding::default(),
+            |_, _| false,
+        );
         t.unprose()
     }
 
@@ -872,7 +884,14 @@ mod tests {
         let bullet_after = |text: &str| {
             let mut t = TextState::new(3, 8, 4, None);
             let limits = CharLimits::new(24, 96, 2048);
-            t.scan(text.as_bytes(), true, &limits, None, |_, _| false);
+            t.scan(
+                text.as_bytes(),
+                true,
+                &limits,
+                None,
+                &mut TextFinding::default(),
+                |_, _| false,
+            );
             t.bullet()
         };
         for item in ["* Add support for", "- item", "+ more", "x\n* next"] {
