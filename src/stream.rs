@@ -206,8 +206,17 @@ impl StreamGuard {
         let mut text = TextFinding::default();
         if let Some(piece) = piece {
             let mut rest = piece;
+            let mut read_ahead = None;
+            let breakers = self.config.inner.breakers.is_some();
+            if let Err(read) = self.text.read_piece(piece, &self.limits, breakers) {
+                read_ahead = read;
+            } else {
+                rest = &[];
+                self.stats.bytes = self.text.bytes;
+                self.has_text |= self.text.bytes > 0;
+            }
             while !rest.is_empty() {
-                let (used, _) = self.scan(rest, false, &mut text);
+                let (used, _) = self.scan(rest, false, read_ahead.take(), &mut text);
                 rest = &rest[used..];
                 if rest.len() > PIECE_TAIL && self.text_halts(&text) {
                     // A halt inside a huge piece: the rest need not be read. A short rest is
@@ -274,7 +283,7 @@ impl StreamGuard {
         let mut rest = text;
         while !rest.is_empty() {
             let mut found = TextFinding::default();
-            let (used, word) = self.scan(rest, words, &mut found);
+            let (used, word) = self.scan(rest, words, None, &mut found);
             rest = &rest[used..];
             if word.is_none()
                 && found.chars.level == Action::Continue
@@ -330,6 +339,7 @@ impl StreamGuard {
         &mut self,
         text: &[u8],
         words: bool,
+        read_ahead: Option<(usize, u8)>,
         found: &mut TextFinding,
     ) -> (usize, Option<(Finding, u64)>) {
         // Disjoint field borrows: the breaker automaton is read while the engine and text
@@ -340,9 +350,14 @@ impl StreamGuard {
         let mut word = None;
         let engine = &mut self.engine;
         let line_sym = &mut self.line_sym;
-        let used = self
-            .text
-            .scan(text, words, &self.limits, breakers, found, |t, event| {
+        let used = self.text.scan(
+            text,
+            words,
+            &self.limits,
+            breakers,
+            read_ahead,
+            found,
+            |t, event| {
                 match event {
                     Event::Word(h, start) => {
                         engine.slack = slack;
@@ -366,7 +381,8 @@ impl StreamGuard {
                     }
                 }
                 false
-            });
+            },
+        );
         self.stats.bytes = self.text.bytes;
         self.has_text |= self.text.bytes > 0;
         (used, word)

@@ -339,12 +339,14 @@ impl TextState {
     /// does not grow with the detectors. Each byte is fully handled before the scan stops
     /// after it.
     #[inline]
+    #[allow(clippy::too_many_arguments)] // the detectors' settings, the events' sink: one call per chunk
     pub fn scan(
         &mut self,
         text: &[u8],
         words: bool,
         limits: &CharLimits,
         breakers: Option<&DFA>,
+        mut read_ahead: Option<(usize, u8)>,
         found: &mut TextFinding,
         mut on_event: impl FnMut(&mut TextState, Event) -> bool,
     ) -> usize {
@@ -366,24 +368,30 @@ impl TextState {
             } else {
                 n
             };
-            // The line buffer takes the bytes as they are read, up to a full block.
-            let end = n
-                .min(word_end)
-                .min(brk + 1)
-                .min(i + (LINE_BLOCK - self.line_len));
-            // White space ends a word, and a line's head until it is settled; after that, in
-            // a stream of tokens, only a newline needs a stop (fewer mispredicted exits).
-            let stop_at = if words || !self.head_settled() {
-                SPACE
-            } else {
-                NEWLINE
+            let (read, class) = match read_ahead.take() {
+                Some(read_ahead) => read_ahead,
+                None => {
+                    // The line buffer takes the bytes as they are read, up to a full block.
+                    let end = n
+                        .min(word_end)
+                        .min(brk + 1)
+                        .min(i + (LINE_BLOCK - self.line_len));
+                    // White space ends a word, and a line's head until it is settled; after
+                    // that, in a stream of tokens, only a newline needs a stop (fewer
+                    // mispredicted exits).
+                    let stop_at = if words || !self.head_settled() {
+                        SPACE
+                    } else {
+                        NEWLINE
+                    };
+                    self.read_bytes(
+                        &text[i..end],
+                        (base as usize).wrapping_add(i),
+                        limits.alert_add,
+                        stop_at,
+                    )
+                }
             };
-            let (read, class) = self.read_bytes(
-                &text[i..end],
-                (base as usize).wrapping_add(i),
-                limits.alert_add,
-                stop_at,
-            );
             i += read;
             let mut stop = false;
             if (self.runs + limits.alert_add) & LANE_HIGH != 0 {
@@ -470,6 +478,30 @@ impl TextState {
         }
         self.bytes = base + i as u64;
         i
+    }
+
+    /// Reads a token piece at once when it lies inside a line whose head is settled, with no
+    /// breakers to look for (the common case): it then stops only at a newline or a run
+    /// alert. Returns `Ok` when the whole piece is read and nothing stopped it; otherwise the
+    /// bytes it read and the class of the last, for [`scan`](Self::scan) to go on from.
+    #[inline]
+    pub fn read_piece(
+        &mut self,
+        piece: &[u8],
+        limits: &CharLimits,
+        breakers: bool,
+    ) -> Result<(), Option<(usize, u8)>> {
+        let n = piece.len();
+        if breakers || !self.head_settled() || n + self.line_len >= LINE_BLOCK {
+            return Err(None);
+        }
+        let at = self.bytes as usize;
+        let (read, class) = self.read_bytes(piece, at, limits.alert_add, NEWLINE);
+        if read < n || class & NEWLINE != 0 || (self.runs + limits.alert_add) & LANE_HIGH != 0 {
+            return Err(Some((read, class)));
+        }
+        self.bytes += n as u64;
+        Ok(())
     }
 
     /// Reads `bytes` up to and including the first byte whose class has a bit of `stop_at`
@@ -838,6 +870,7 @@ mod tests {
             true,
             &limits,
             None,
+            None,
             &mut TextFinding::default(),
             |_, _| false,
         );
@@ -888,6 +921,7 @@ mod tests {
                 text.as_bytes(),
                 true,
                 &limits,
+                None,
                 None,
                 &mut TextFinding::default(),
                 |_, _| false,
