@@ -176,6 +176,45 @@ proptest! {
         prop_assert_eq!(whole.stats().halted_at, cut.stats().halted_at);
     }
 
+    /// Token pieces may cut the text anywhere: the text detectors (character runs, repeated
+    /// lines) halt in the piece that holds the byte where one-byte pieces halt. The ids are
+    /// all distinct, so only the text can halt.
+    #[test]
+    fn piece_cuts_do_not_matter(
+        words in prop::collection::vec(0usize..10, 0..300),
+        cuts in prop::collection::vec(1usize..12, 1..40),
+        warn in 4u32..30,
+    ) {
+        const VOCAB: [&str; 10] = ["the", "cat", "\n", "!!!!!!!!", "sat on the mat\n", "aaaa", "ありがとう", "ha", "- item\n", "  "];
+        let text: String = words.iter().map(|&w| VOCAB[w]).collect::<Vec<_>>().join(" ");
+        let bytes = text.as_bytes();
+        let mut s = StreamSettings::default();
+        (s.char_run_warn, s.char_run_halt) = (warn, 2 * warn);
+        let config = StreamConfig::new(&s).unwrap();
+        let mut one = StreamGuard::new(&config);
+        let halt_byte = bytes.iter().enumerate().position(|(i, b)| {
+            one.push_token(i as u32, Some(std::slice::from_ref(b))).action == Action::Halt
+        });
+        let mut cut = StreamGuard::new(&config);
+        let (mut at, mut k, mut halt_piece) = (0, 0, None);
+        while at < bytes.len() {
+            let n = cuts[k % cuts.len()].min(bytes.len() - at);
+            if cut.push_token(k as u32, Some(&bytes[at..at + n])).action == Action::Halt {
+                halt_piece = Some(at..at + n);
+                break;
+            }
+            at += n;
+            k += 1;
+        }
+        match (halt_byte, halt_piece) {
+            (Some(b), Some(piece)) => prop_assert!(piece.contains(&b), "byte {} outside {:?}", b, piece),
+            (a, b) => prop_assert!(a.is_none() && b.is_none(), "one-byte pieces {:?}, cut pieces {:?}", a, b),
+        }
+        if halt_byte.is_none() {
+            prop_assert_eq!(one.stats().bytes, cut.stats().bytes);
+        }
+    }
+
     /// Character runs, counted on a lane per byte period, warn and halt on the byte where
     /// the brute-force run first reaches the threshold, with its span and period.
     #[test]
