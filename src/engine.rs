@@ -465,6 +465,19 @@ impl Engine {
         self.found.level
     }
 
+    /// The n-gram index entry that pushing `s` next will read and write, for a caller that
+    /// wants it in cache first (a pool advancing hundreds of guards, whose tables do not all
+    /// fit in the core's cache). Reads the hot fields and one ring slot; changes nothing.
+    #[inline(always)]
+    pub fn index_entry(&self, s: u32) -> *const u32 {
+        let slot = if self.index_bits == 0 {
+            0
+        } else {
+            self.slot(self.next_gram(s)).0
+        };
+        self.head.as_ptr().wrapping_add(slot)
+    }
+
     /// The rolling hash of the n symbols ending with `s`, pushed next (a polynomial mod 2^64;
     /// [`slot`](Self::slot) mixes it).
     #[inline(always)]
