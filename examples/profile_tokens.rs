@@ -2,7 +2,8 @@
 //! count: `REPS=3 valgrind --tool=callgrind target/release/examples/profile_tokens [FILE]`, then
 //! subtract a run with `REPS=0` (loading only) and divide by the symbols it prints. `TEXT=16`
 //! pushes the text alone in 16-byte chunks instead; `PIECES=1` pushes ids with their pieces;
-//! `POOL=256` runs a pool of 256 sequences.
+//! `CABI=1` pushes the ids through `lg_stream_push_token`; `POOL=256` runs a pool of 256
+//! sequences.
 use loopguard::{StreamConfig, StreamGuard};
 
 fn main() {
@@ -93,6 +94,36 @@ fn main() {
         println!(
             "pool of {n}: {} sequence-tokens, {per:.2} ns each ({acc})",
             steps * n
+        );
+        return;
+    }
+    if std::env::var("CABI").is_ok() {
+        // CABI=1: the ids through `lg_stream_push_token` at default settings, as C calls it.
+        use loopguard::ffi::*;
+        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
+        // SAFETY: init fills the whole struct; the handle lives until the end of this block.
+        let c = unsafe {
+            lg_stream_config_init(c.as_mut_ptr());
+            c.assume_init()
+        };
+        let mut h = std::ptr::null_mut();
+        assert_eq!(unsafe { lg_stream_new(&c, &mut h) }, lg_status::LG_OK);
+        let (mut acc, mut symbols) = (0u64, 0u64);
+        for _ in 0..reps {
+            for s in &streams {
+                unsafe { lg_stream_reset(h) };
+                for &id in s {
+                    let mut a = lg_action::LG_ACTION_CONTINUE;
+                    unsafe { lg_stream_push_token(h, id, std::ptr::null(), 0, &mut a) };
+                    acc += a as u64;
+                }
+                symbols += s.len() as u64;
+            }
+        }
+        unsafe { lg_stream_free(h) };
+        println!(
+            "tokens pushed: {symbols} (halts and warnings: {acc}), {:.2} ns/token",
+            t.elapsed().as_secs_f64() * 1e9 / symbols.max(1) as f64
         );
         return;
     }

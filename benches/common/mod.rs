@@ -19,3 +19,26 @@ pub fn time(rounds: usize, mut f: impl FnMut() -> u64) -> f64 {
     }
     median(secs)
 }
+
+/// Runs `f` and `g` in turn, `rounds` times each, and returns the median seconds per call of
+/// each and the median of the per-round ratios `g / f`. Each round's two runs are back to back,
+/// so the ratio holds even when the machine's speed drifts between rounds.
+pub fn time_pair(
+    rounds: usize,
+    mut f: impl FnMut() -> u64,
+    mut g: impl FnMut() -> u64,
+) -> (f64, f64, f64) {
+    let (mut fs, mut gs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let t = Instant::now();
+        black_box(f());
+        let a = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        black_box(g());
+        let b = t.elapsed().as_secs_f64();
+        fs.push(a);
+        gs.push(b);
+        ratios.push(b / a);
+    }
+    (median(fs), median(gs), median(ratios))
+}
