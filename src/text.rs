@@ -332,14 +332,17 @@ impl TextState {
     /// returns `true` to stop the scan there. The scan also stops after a byte that completes
     /// a halting character run or line loop. Returns how many bytes were consumed; what the
     /// text detectors found is merged into `found` (the strongest of each kind is kept), so
-    /// that a push that finds nothing copies no evidence around.
+    /// that a push that finds nothing copies no evidence around. `read_ahead`, when given, is
+    /// what [`read_piece`](Self::read_piece) already read from the start of `text` (its bytes
+    /// and the class of the last): the scan goes on from there.
     ///
     /// Every byte goes through one short loop that tracks character runs and counts letters;
     /// words, lines and breakers are handled where a word or a line ends, so the work per byte
     /// does not grow with the detectors. Each byte is fully handled before the scan stops
     /// after it.
     #[inline]
-    #[allow(clippy::too_many_arguments)] // the detectors' settings, the events' sink: one call per chunk
+    // One call per chunk: the detectors' settings, where to go on from, the findings, the sink.
+    #[allow(clippy::too_many_arguments)]
     pub fn scan(
         &mut self,
         text: &[u8],
