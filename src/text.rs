@@ -864,8 +864,8 @@ mod tests {
         s.as_bytes().iter().rev().take(n).copied().collect()
     }
 
-    /// Whether the end of `text` (read in one chunk) lies on a line near loops leave out.
-    fn unprose_after(text: &str) -> bool {
+    /// The text state after reading `text` in one chunk, as words.
+    fn read(text: &str) -> TextState {
         let mut t = TextState::new(3, 8, 4, None);
         let limits = CharLimits::new(24, 96, 2048);
         t.scan(
@@ -877,7 +877,12 @@ mod tests {
             &mut TextFinding::default(),
             |_, _| false,
         );
-        t.unprose()
+        t
+    }
+
+    /// Whether the end of `text` (read in one chunk) lies on a line near loops leave out.
+    fn unprose_after(text: &str) -> bool {
+        read(text).unprose()
     }
 
     #[test]
@@ -917,20 +922,7 @@ mod tests {
 
     #[test]
     fn bullet_items_are_told_apart() {
-        let bullet_after = |text: &str| {
-            let mut t = TextState::new(3, 8, 4, None);
-            let limits = CharLimits::new(24, 96, 2048);
-            t.scan(
-                text.as_bytes(),
-                true,
-                &limits,
-                None,
-                None,
-                &mut TextFinding::default(),
-                |_, _| false,
-            );
-            t.bullet()
-        };
+        let bullet_after = |text: &str| read(text).bullet();
         for item in ["* Add support for", "- item", "+ more", "x\n* next"] {
             assert!(bullet_after(item), "{item:?}");
         }
