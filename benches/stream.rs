@@ -126,12 +126,7 @@ fn main() {
     // turn with the Rust calls round by round, so that their ratio is taken in like conditions.
     let (ids_s, cabi_s, cabi_ratio) = {
         use loopguard::ffi::*;
-        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
-        // SAFETY: init fills the whole struct; the handle lives for this block.
-        let c = unsafe {
-            lg_stream_config_init(c.as_mut_ptr());
-            c.assume_init()
-        };
+        let c = lg_stream_config::default();
         let mut h = std::ptr::null_mut();
         assert_eq!(unsafe { lg_stream_new(&c, &mut h) }, lg_status::LG_OK);
         let t = time_pair(
@@ -225,11 +220,7 @@ fn main() {
     let (pool_s, pool_tokens) = {
         use loopguard::ffi::*;
         const SLOTS: usize = 256;
-        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
-        let c = unsafe {
-            lg_stream_config_init(c.as_mut_ptr());
-            c.assume_init()
-        };
+        let c = lg_stream_config::default();
         let mut pool = std::ptr::null_mut();
         assert_eq!(
             unsafe { lg_pool_new(&c, SLOTS, &mut pool) },

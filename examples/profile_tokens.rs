@@ -50,12 +50,7 @@ fn main() {
         // POOL=N: an `lg_pool` of N sequences advanced one token each per `lg_pool_push`, as a
         // batched server does (the C ABI, called as C would).
         use loopguard::ffi::*;
-        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
-        // SAFETY: init fills the whole struct; the pool lives until the end of this block.
-        let c = unsafe {
-            lg_stream_config_init(c.as_mut_ptr());
-            c.assume_init()
-        };
+        let c = lg_stream_config::default();
         let mut pool = std::ptr::null_mut();
         assert_eq!(unsafe { lg_pool_new(&c, n, &mut pool) }, lg_status::LG_OK);
         let mut slots = vec![0u64; n];
@@ -100,12 +95,7 @@ fn main() {
     if std::env::var("CABI").is_ok() {
         // CABI=1: the ids through `lg_stream_push_token` at default settings, as C calls it.
         use loopguard::ffi::*;
-        let mut c = std::mem::MaybeUninit::<lg_stream_config>::uninit();
-        // SAFETY: init fills the whole struct; the handle lives until the end of this block.
-        let c = unsafe {
-            lg_stream_config_init(c.as_mut_ptr());
-            c.assume_init()
-        };
+        let c = lg_stream_config::default();
         let mut h = std::ptr::null_mut();
         assert_eq!(unsafe { lg_stream_new(&c, &mut h) }, lg_status::LG_OK);
         let (mut acc, mut symbols) = (0u64, 0u64);

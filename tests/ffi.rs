@@ -11,6 +11,15 @@ fn config() -> lg_stream_config {
     unsafe { c.assume_init() }
 }
 
+/// Rust code driving the C ABI may take `Default`: the same defaults, field for field.
+#[test]
+fn the_rust_default_config_is_what_init_fills() {
+    assert_eq!(
+        format!("{:?}", lg_stream_config::default()),
+        format!("{:?}", config())
+    );
+}
+
 #[test]
 fn null_handles_and_buffers_are_errors_not_crashes() {
     unsafe {

@@ -570,6 +570,14 @@ pub struct lg_stream_config {
 unsafe impl Send for lg_stream_config {}
 unsafe impl Sync for lg_stream_config {}
 
+/// The defaults, as `lg_stream_config_init` fills them (the balanced preset): for Rust code
+/// that drives the C ABI (benchmarks, profilers).
+impl Default for lg_stream_config {
+    fn default() -> Self {
+        config_from_settings(&StreamSettings::preset(Preset::Balanced))
+    }
+}
+
 fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
     lg_stream_config {
         struct_size: std::mem::size_of::<lg_stream_config>(),
