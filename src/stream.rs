@@ -205,16 +205,15 @@ impl StreamGuard {
         }
         let mut text = TextFinding::default();
         if let Some(piece) = piece {
-            let mut rest = piece;
-            let mut read_ahead = None;
             let breakers = self.config.inner.breakers.is_some();
-            if let Err(read) = self.text.read_piece(piece, &self.limits, breakers) {
-                read_ahead = read;
-            } else {
-                rest = &[];
-                self.stats.bytes = self.text.bytes;
-                self.has_text |= self.text.bytes > 0;
-            }
+            let (mut rest, mut read_ahead) =
+                match self.text.read_piece(piece, &self.limits, breakers) {
+                    Ok(()) => {
+                        self.bytes_read();
+                        (&[][..], None)
+                    }
+                    Err(read_ahead) => (piece, read_ahead),
+                };
             while !rest.is_empty() {
                 let (used, _) = self.scan(rest, false, read_ahead.take(), &mut text);
                 rest = &rest[used..];
@@ -383,9 +382,15 @@ impl StreamGuard {
                 false
             },
         );
+        self.bytes_read();
+        (used, word)
+    }
+
+    /// Records the bytes the text state has read so far.
+    #[inline]
+    fn bytes_read(&mut self) {
         self.stats.bytes = self.text.bytes;
         self.has_text |= self.text.bytes > 0;
-        (used, word)
     }
 
     fn slack(&self) -> f32 {

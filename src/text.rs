@@ -397,7 +397,7 @@ impl TextState {
             };
             i += read;
             let mut stop = false;
-            if (self.runs + limits.alert_add) & LANE_HIGH != 0 {
+            if self.run_alert(limits) {
                 let f = self.char_finding(limits, base + i as u64);
                 halted |= f.level == Action::Halt;
                 if f.beats(&found.chars) {
@@ -500,11 +500,17 @@ impl TextState {
         }
         let at = self.bytes as usize;
         let (read, class) = self.read_bytes(piece, at, limits.alert_add, NEWLINE);
-        if read < n || class & NEWLINE != 0 || (self.runs + limits.alert_add) & LANE_HIGH != 0 {
+        if read < n || class & NEWLINE != 0 || self.run_alert(limits) {
             return Err(Some((read, class)));
         }
         self.bytes += n as u64;
         Ok(())
+    }
+
+    /// A character run has reached the smallest threshold that is on: it needs judging.
+    #[inline(always)]
+    fn run_alert(&self, limits: &CharLimits) -> bool {
+        (self.runs + limits.alert_add) & LANE_HIGH != 0
     }
 
     /// Reads `bytes` up to and including the first byte whose class has a bit of `stop_at`
