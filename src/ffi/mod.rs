@@ -27,7 +27,7 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::{Action, LoopKind, Preset, StreamSettings, Unit, Verbosity, Verdict};
+use crate::{Action, LoopKind, Preset, StreamGuard, StreamSettings, Unit, Verbosity, Verdict};
 
 mod agent;
 mod pool;
@@ -226,6 +226,15 @@ impl Default for Callbacks {
 }
 
 impl Callbacks {
+    /// [`fire`](Self::fire) with the verdict `guard` holds after a push, kept out of the
+    /// per-token path (a push that changes the action is rare): the push need not assemble
+    /// the verdict for it.
+    #[cold]
+    #[inline(never)]
+    fn fire_cold(&self, slot: u64, before: Action, guard: &StreamGuard) {
+        self.fire(slot, before, &guard.verdict());
+    }
+
     /// Calls the callback a transition from `before` to `after` calls for.
     fn fire(&self, slot: u64, before: Action, after: &Verdict) {
         let cb = match after.action {
@@ -241,10 +250,15 @@ impl Callbacks {
     }
 }
 
+/// `HandleState::flags`: a call is running on the handle.
+const BUSY: u8 = 1;
+/// `HandleState::flags`: a panic poisoned the handle.
+const POISONED: u8 = 2;
+
 /// State every handle carries: re-entry and poison flags, the last error, the callbacks.
 pub(crate) struct HandleState {
-    busy: Cell<bool>,
-    poisoned: Cell<bool>,
+    /// `BUSY` and `POISONED` in one byte, so that the per-token call tests both at once.
+    flags: Cell<u8>,
     error: RefCell<CString>,
     callbacks: Cell<Callbacks>,
 }
@@ -252,8 +266,7 @@ pub(crate) struct HandleState {
 impl HandleState {
     fn new() -> HandleState {
         HandleState {
-            busy: Cell::new(false),
-            poisoned: Cell::new(false),
+            flags: Cell::new(0),
             error: RefCell::new(CString::default()),
             callbacks: Cell::new(Callbacks::default()),
         }
@@ -289,22 +302,49 @@ impl HandleState {
     }
 
     /// Checks the handle may be used now.
+    #[inline(always)]
     fn enter(&self) -> Result<(), lg_status> {
-        if self.busy.get() {
-            return Err(LG_ERR_REENTRANT);
+        match self.flags.get() {
+            0 => Ok(()),
+            f if f & BUSY != 0 => Err(LG_ERR_REENTRANT),
+            _ => Err(LG_ERR_POISONED),
         }
-        if self.poisoned.get() {
-            return Err(LG_ERR_POISONED);
+    }
+
+    /// A call is running on the handle (a callback is calling back).
+    fn busy(&self) -> bool {
+        self.flags.get() & BUSY != 0
+    }
+
+    /// Marks the handle busy; `enter` has checked it was neither busy nor poisoned.
+    #[inline(always)]
+    fn begin(&self) {
+        self.flags.set(BUSY);
+    }
+
+    /// Ends the call `begin` began: a panic in it poisons the handle for good.
+    #[inline(always)]
+    fn end(&self, panicked: bool) {
+        if panicked {
+            self.poison();
+        } else {
+            self.flags.set(0);
         }
-        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn poison(&self) {
+        self.flags.set(POISONED);
+        self.set_error("loopguard panicked: this handle is poisoned, free it");
     }
 
     /// Runs `f` with the handle marked busy, inside a panic boundary: a panic poisons it.
     fn run<R>(&self, f: impl FnOnce() -> Result<R, lg_status>) -> Result<R, lg_status> {
         self.enter()?;
-        self.busy.set(true);
+        self.begin();
         let r = catch_unwind(AssertUnwindSafe(f));
-        self.busy.set(false);
+        self.end(r.is_err());
         match r {
             Ok(r) => {
                 if let Err(e) = &r {
@@ -312,11 +352,7 @@ impl HandleState {
                 }
                 r
             }
-            Err(_) => {
-                self.poisoned.set(true);
-                self.set_error("loopguard panicked: this handle is poisoned, free it");
-                Err(LG_ERR_PANIC)
-            }
+            Err(_) => Err(LG_ERR_PANIC),
         }
     }
 }
@@ -440,7 +476,7 @@ fn action_to_c(a: Action) -> lg_action {
 unsafe fn free_handle<T>(handle: *mut T, state: impl Fn(&T) -> &HandleState) {
     let _ = boundary(|| {
         if let Some(h) = handle.as_ref() {
-            if !state(h).busy.get() {
+            if !state(h).busy() {
                 drop(Box::from_raw(handle));
             }
         }

@@ -194,11 +194,11 @@ pub unsafe extern "C" fn lg_pool_push(
                 // Checked whole above: only the index is needed now.
                 let g = &mut s.slots[(id & 0xffff_ffff) as usize].guard;
                 let before = g.verdict().action;
-                let v = g.push_token(tok, None);
-                *act = action_to_c(v.action) as u8;
-                if fire && v.action != before {
+                let action = g.push_token(tok, None).action;
+                *act = action_to_c(action) as u8;
+                if fire && action != before {
                     // Still inside `run`: the handle is busy, so a callback cannot re-enter.
-                    callbacks.fire(id, before, &v);
+                    callbacks.fire_cold(id, before, g);
                 }
             }
             Ok(())

@@ -28,13 +28,13 @@ impl lg_stream {
     }
 
     /// Pushes with `push`, then (still busy, so callbacks cannot re-enter) fires the callbacks.
-    /// The per-token path: one panic boundary, two flag checks, no struct conversion unless a
+    /// The per-token path: one panic boundary, one flag test, no struct conversion unless a
     /// callback runs.
     #[inline(always)]
     unsafe fn push(
         s: *mut lg_stream,
         out_action: *mut lg_action,
-        push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, lg_status>,
+        push: impl FnOnce(&mut StreamGuard) -> Result<Action, lg_status>,
     ) -> lg_status {
         let Some(h) = s.as_ref() else {
             return LG_ERR_NULL;
@@ -42,18 +42,18 @@ impl lg_stream {
         if let Err(e) = h.state.enter() {
             return e;
         }
-        h.state.busy.set(true);
+        h.state.begin();
         let r = catch_unwind(AssertUnwindSafe(|| {
             let g = &mut *h.guard.get();
             let before = g.verdict().action;
-            let v = push(g)?;
-            if v.action != before {
+            let action = push(g)?;
+            if action != before {
                 // Still busy: a callback cannot re-enter this handle.
-                h.state.callbacks.get().fire(0, before, &v);
+                h.state.callbacks.get().fire_cold(0, before, g);
             }
-            Ok(v.action)
+            Ok(action)
         }));
-        h.state.busy.set(false);
+        h.state.end(r.is_err());
         match r {
             Ok(Ok(action)) => {
                 if !out_action.is_null() {
@@ -65,12 +65,7 @@ impl lg_stream {
                 h.state.set_error(status_str(e as i32));
                 e
             }
-            Err(_) => {
-                h.state.poisoned.set(true);
-                h.state
-                    .set_error("loopguard panicked: this handle is poisoned, free it");
-                LG_ERR_PANIC
-            }
+            Err(_) => LG_ERR_PANIC,
         }
     }
 }
@@ -119,16 +114,20 @@ pub unsafe extern "C" fn lg_stream_push_token(
     piece_len: usize,
     out_action: *mut lg_action,
 ) -> lg_status {
-    if piece.is_null() && piece_len > 0 {
-        return LG_ERR_NULL;
-    }
+    let piece = if piece.is_null() {
+        if piece_len > 0 {
+            return LG_ERR_NULL;
+        }
+        None
+    } else {
+        Some((piece, piece_len))
+    };
     lg_stream::push(stream, out_action, |g| {
-        let p = if piece.is_null() {
-            None
-        } else {
-            Some(slice(piece, piece_len)?)
+        let p = match piece {
+            Some((p, len)) => Some(slice(p, len)?),
+            None => None,
         };
-        Ok(g.push_token(token, p))
+        Ok(g.push_token(token, p).action)
     })
 }
 
@@ -146,7 +145,7 @@ pub unsafe extern "C" fn lg_stream_push_text(
         return LG_ERR_NULL;
     }
     lg_stream::push(stream, out_action, |g| {
-        Ok(g.push_text(slice(text, text_len)?))
+        Ok(g.push_text(slice(text, text_len)?).action)
     })
 }
 
@@ -156,7 +155,7 @@ pub unsafe extern "C" fn lg_stream_finish_text(
     stream: *mut lg_stream,
     out_action: *mut lg_action,
 ) -> lg_status {
-    lg_stream::push(stream, out_action, |g| Ok(g.finish_text()))
+    lg_stream::push(stream, out_action, |g| Ok(g.finish_text().action))
 }
 
 /// Forgets the sequence, as if new (a halt included). Never allocates.
