@@ -176,7 +176,8 @@ typedef enum lg_status {
   LG_OK = 0,
   // A required pointer was NULL (or a NULL buffer came with a non-zero length).
   LG_ERR_NULL = 1,
-  // An argument was out of range (verbosity, preset, struct_size too small).
+  // An argument was out of range (verbosity, preset, struct_size too small, a buffer length
+  // over `PTRDIFF_MAX` bytes).
   LG_ERR_INVALID_ARGUMENT = 2,
   // The configuration is invalid: `lg_stream_config_validate` says which field.
   LG_ERR_CONFIG = 3,

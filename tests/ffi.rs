@@ -85,6 +85,46 @@ fn null_handles_and_buffers_are_errors_not_crashes() {
     }
 }
 
+/// A length no buffer can have (a negative length cast to `size_t`) is refused before any
+/// slice is made of it, and the handle stays usable.
+#[test]
+fn absurd_lengths_are_invalid_arguments() {
+    unsafe {
+        let c = config();
+        let mut s = ptr::null_mut();
+        assert_eq!(lg_stream_new(&c, &mut s), LG_OK);
+        let mut a = lg_action::LG_ACTION_HALT;
+        let byte = 0u8;
+        for len in [usize::MAX, isize::MAX as usize + 1] {
+            assert_eq!(
+                lg_stream_push_token(s, 7, &byte, len, &mut a),
+                LG_ERR_INVALID_ARGUMENT
+            );
+            assert_eq!(
+                lg_stream_push_text(s, &byte, len, &mut a),
+                LG_ERR_INVALID_ARGUMENT
+            );
+        }
+        assert_eq!(
+            a,
+            lg_action::LG_ACTION_HALT,
+            "out_action written on an error"
+        );
+        assert_eq!(lg_stream_push_token(s, 7, &byte, 1, &mut a), LG_OK);
+        assert_eq!(a, lg_action::LG_ACTION_CONTINUE);
+        lg_stream_free(s);
+
+        let mut p = ptr::null_mut();
+        assert_eq!(lg_pool_new(&c, 2, &mut p), LG_OK);
+        let (slot, tok, mut act) = (0u64, 0u32, 0u8);
+        assert_eq!(
+            lg_pool_push(p, &slot, &tok, usize::MAX / 2, &mut act),
+            LG_ERR_INVALID_ARGUMENT
+        );
+        lg_pool_free(p);
+    }
+}
+
 #[test]
 fn out_params_are_written_only_on_success() {
     unsafe {

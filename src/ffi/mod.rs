@@ -54,7 +54,8 @@ pub enum lg_status {
     LG_OK = 0,
     /// A required pointer was NULL (or a NULL buffer came with a non-zero length).
     LG_ERR_NULL = 1,
-    /// An argument was out of range (verbosity, preset, struct_size too small).
+    /// An argument was out of range (verbosity, preset, struct_size too small, a buffer length
+    /// over `PTRDIFF_MAX` bytes).
     LG_ERR_INVALID_ARGUMENT = 2,
     /// The configuration is invalid: `lg_stream_config_validate` says which field.
     LG_ERR_CONFIG = 3,
@@ -374,7 +375,17 @@ unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], lg_status> 
     if ptr.is_null() {
         return if len == 0 { Ok(&[]) } else { Err(LG_ERR_NULL) };
     }
+    check_len::<T>(len)?;
     Ok(std::slice::from_raw_parts(ptr, len))
+}
+
+/// No buffer holds more than `isize::MAX` bytes: a longer length is a caller's mistake (a
+/// negative length cast to `size_t`, say), refused before a slice is made of it.
+fn check_len<T>(len: usize) -> Result<(), lg_status> {
+    if len > isize::MAX as usize / std::mem::size_of::<T>().max(1) {
+        return Err(LG_ERR_INVALID_ARGUMENT);
+    }
+    Ok(())
 }
 
 /// A mutable slice from a C buffer, with the same rules as [`slice`].
@@ -389,6 +400,7 @@ unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], lg_st
             Err(LG_ERR_NULL)
         };
     }
+    check_len::<T>(len)?;
     Ok(std::slice::from_raw_parts_mut(ptr, len))
 }
 

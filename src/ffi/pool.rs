@@ -166,12 +166,10 @@ pub unsafe extern "C" fn lg_pool_push(
         let Some(h) = pool.as_ref() else {
             return LG_ERR_NULL;
         };
-        let (ids, toks) = match (slice(slots, n), slice(tokens, n)) {
-            (Ok(a), Ok(b)) => (a, b),
-            _ => return LG_ERR_NULL,
-        };
-        let Ok(out) = slice_mut(out_actions, n) else {
-            return LG_ERR_NULL;
+        let (ids, toks, out) = match (slice(slots, n), slice(tokens, n), slice_mut(out_actions, n))
+        {
+            (Ok(a), Ok(b), Ok(c)) => (a, b, c),
+            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
         };
         let callbacks = h.state.callbacks.get();
         let fire = callbacks.on_warn.is_some() || callbacks.on_halt.is_some();

@@ -114,20 +114,15 @@ pub unsafe extern "C" fn lg_stream_push_token(
     piece_len: usize,
     out_action: *mut lg_action,
 ) -> lg_status {
-    let piece = if piece.is_null() {
+    if piece.is_null() {
         if piece_len > 0 {
             return LG_ERR_NULL;
         }
-        None
-    } else {
-        Some((piece, piece_len))
-    };
+        // The per-token path of a server without pieces: a push that cannot fail.
+        return lg_stream::push(stream, out_action, |g| Ok(g.push_token(token, None).action));
+    }
     lg_stream::push(stream, out_action, |g| {
-        let p = match piece {
-            Some((p, len)) => Some(slice(p, len)?),
-            None => None,
-        };
-        Ok(g.push_token(token, p).action)
+        Ok(g.push_token(token, Some(slice(piece, piece_len)?)).action)
     })
 }
 
