@@ -21,26 +21,34 @@ fn prefetch(p: *const u32) {
     let _ = p;
 }
 
-struct Slot {
-    guard: StreamGuard,
-    used: bool,
-    /// Bumped on every remove, so that an old slot id is refused rather than aliasing.
-    generation: u32,
-}
+/// `Slots::live` of a slot not in use: no slot id equals it (an index is below 65536).
+const NOT_LIVE: u64 = u64::MAX;
 
 struct Slots {
-    slots: Vec<Slot>,
+    guards: Vec<StreamGuard>,
+    /// The id each slot answers to (its generation and index), or `NOT_LIVE`. Kept apart from
+    /// the guards, so that checking a batch's ids reads one small array.
+    live: Vec<u64>,
+    /// Bumped on every remove, so that an old slot id is refused rather than aliasing.
+    generations: Vec<u32>,
     /// Indexes of unused slots (capacity reserved up front: add and remove never allocate).
     free: Vec<u32>,
 }
 
 impl Slots {
-    fn get(&mut self, id: u64) -> Result<&mut Slot, lg_status> {
-        let (index, generation) = ((id & 0xffff_ffff) as usize, (id >> 32) as u32);
-        match self.slots.get_mut(index) {
-            Some(s) if s.used && s.generation == generation => Ok(s),
+    /// The index of slot `id`, when it is in use.
+    #[inline]
+    fn index(&self, id: u64) -> Result<usize, lg_status> {
+        let index = (id & 0xffff_ffff) as usize;
+        match self.live.get(index) {
+            Some(&live) if live == id => Ok(index),
             _ => Err(LG_ERR_NO_SLOT),
         }
+    }
+
+    fn get(&mut self, id: u64) -> Result<&mut StreamGuard, lg_status> {
+        let index = self.index(id)?;
+        Ok(&mut self.guards[index])
     }
 }
 
@@ -84,16 +92,14 @@ pub unsafe extern "C" fn lg_pool_new(
         let Ok(c) = config_from_c(config) else {
             return LG_ERR_CONFIG;
         };
-        let slots = (0..capacity)
-            .map(|_| Slot {
-                guard: StreamGuard::new(&c),
-                used: false,
-                generation: 0,
-            })
-            .collect();
-        let free = (0..capacity as u32).rev().collect();
+        let slots = Slots {
+            guards: (0..capacity).map(|_| StreamGuard::new(&c)).collect(),
+            live: vec![NOT_LIVE; capacity],
+            generations: vec![0; capacity],
+            free: (0..capacity as u32).rev().collect(),
+        };
         *out = Box::into_raw(Box::new(lg_pool {
-            slots: UnsafeCell::new(Slots { slots, free }),
+            slots: UnsafeCell::new(slots),
             state: HandleState::new(),
         }));
         LG_OK
@@ -114,11 +120,11 @@ pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> 
     boundary(|| {
         write_out(out_slot, || {
             lg_pool::with(pool, |s| {
-                let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)?;
-                let slot = &mut s.slots[index as usize];
-                slot.used = true;
-                slot.guard.reset();
-                Ok(((slot.generation as u64) << 32) | index as u64)
+                let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)? as usize;
+                let id = ((s.generations[index] as u64) << 32) | index as u64;
+                s.live[index] = id;
+                s.guards[index].reset();
+                Ok(id)
             })
         })
     })
@@ -129,10 +135,10 @@ pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> 
 pub unsafe extern "C" fn lg_pool_remove(pool: *mut lg_pool, slot: u64) -> lg_status {
     boundary(|| {
         status(lg_pool::with(pool, |s| {
-            let sl = s.get(slot)?;
-            sl.used = false;
-            sl.generation = sl.generation.wrapping_add(1);
-            s.free.push((slot & 0xffff_ffff) as u32);
+            let index = s.index(slot)?;
+            s.live[index] = NOT_LIVE;
+            s.generations[index] = s.generations[index].wrapping_add(1);
+            s.free.push(index as u32);
             Ok(())
         }))
     })
@@ -143,7 +149,7 @@ pub unsafe extern "C" fn lg_pool_remove(pool: *mut lg_pool, slot: u64) -> lg_sta
 pub unsafe extern "C" fn lg_pool_reset(pool: *mut lg_pool, slot: u64) -> lg_status {
     boundary(|| {
         status(lg_pool::with(pool, |s| {
-            s.get(slot)?.guard.reset();
+            s.get(slot)?.reset();
             Ok(())
         }))
     })
@@ -176,21 +182,17 @@ pub unsafe extern "C" fn lg_pool_push(
         status(h.state.run(|| {
             let s = &mut *h.slots.get();
             for &id in ids {
-                s.get(id)?;
+                s.index(id)?;
             }
             for (k, ((&id, &tok), act)) in ids.iter().zip(toks).zip(out.iter_mut()).enumerate() {
                 // A few sequences ahead, bring in the n-gram index entry their push will use:
                 // with hundreds of guards it is the one line a push rarely finds in cache.
                 if let (Some(&ahead), Some(&ahead_tok)) = (ids.get(k + AHEAD), toks.get(k + AHEAD))
                 {
-                    prefetch(
-                        s.slots[(ahead & 0xffff_ffff) as usize]
-                            .guard
-                            .index_entry(ahead_tok),
-                    );
+                    prefetch(s.guards[(ahead & 0xffff_ffff) as usize].index_entry(ahead_tok));
                 }
                 // Checked whole above: only the index is needed now.
-                let g = &mut s.slots[(id & 0xffff_ffff) as usize].guard;
+                let g = &mut s.guards[(id & 0xffff_ffff) as usize];
                 let before = g.verdict().action;
                 let action = g.push_token(tok, None).action;
                 *act = action_to_c(action) as u8;
@@ -215,7 +217,7 @@ pub unsafe extern "C" fn lg_pool_verdict(
         if out.is_null() {
             return LG_ERR_NULL;
         }
-        match lg_pool::with(pool, |s| Ok(verdict_to_c(&s.get(slot)?.guard.verdict()))) {
+        match lg_pool::with(pool, |s| Ok(verdict_to_c(&s.get(slot)?.verdict()))) {
             Ok(v) => status(write_sized(out, v)),
             Err(e) => e,
         }
