@@ -333,6 +333,7 @@ impl HandleState {
         }
     }
 
+    /// Marks the handle poisoned after a panic, for good, and says so in its last error.
     #[cold]
     #[inline(never)]
     fn poison(&self) {
