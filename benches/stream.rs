@@ -16,8 +16,8 @@
 //!   sequences advanced one token each per `lg_pool_push` call.
 //!
 //! Each measurement is the median of several rounds; the Rust and C ABI pushes run in turn,
-//! and their ratio is the median of the per-round ratios. The benchmark checks its own results: the
-//! `vllm_compatible(1, 256, 3)` guard must halt on exactly the tokens the naive scan flags.
+//! and their ratio is the median of the per-round ratios. The benchmark checks its own results:
+//! the `vllm_compatible(1, 256, 3)` guard must halt on exactly the tokens the naive scan flags.
 
 use loopguard::{Action, StreamConfig, StreamGuard, StreamSettings};
 use serde_json::Value;
@@ -120,10 +120,9 @@ fn main() {
     let mut guard = StreamGuard::new(&config);
     // Every stream is fed whole (as if no one acted on a halt), so all implementations do the
     // same work: the guard stops early on halted streams, the scans below do not.
-    // Two loops, as a caller writes them: ids alone (`None` known where the call is inlined)
-    // and ids with their pieces.
-    // The same pushes through the C ABI (the extern "C" functions, called as C would), in
-    // turn with the Rust calls round by round, so that their ratio is taken in like conditions.
+    // Ids alone, as a caller writes the loop (`None` known where the call is inlined), and the
+    // same pushes through the C ABI (the extern "C" functions, called as C would), in turn
+    // round by round, so that their ratio is taken in like conditions. Then ids with pieces.
     let (ids_s, cabi_s, cabi_ratio) = {
         use loopguard::ffi::*;
         let c = lg_stream_config::default();

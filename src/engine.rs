@@ -438,25 +438,24 @@ impl Engine {
 
         // Coverage over the last near_window positions, updated without branches. With
         // coverage off the bits go to a word that never alerts (`near_alert` is MAX).
-        {
-            if TEXT && !self.near_head.is_empty() {
-                let near = self.near_gram(pos, avail);
-                covered = near > 0;
-                if covered & (near == self.near_prev as u64) {
-                    self.last_dist = near as u32;
-                }
-                self.near_prev = near as u16;
+        if TEXT && !self.near_head.is_empty() {
+            let near = self.near_gram(pos, avail);
+            covered = near > 0;
+            if covered & (near == self.near_prev as u64) {
+                self.last_dist = near as u32;
             }
-            let b = self.near_at;
-            self.near_at = if b + 1 == self.near_window { 0 } else { b + 1 };
-            let b = b as usize;
-            let counted = covered & !(TEXT && self.structured);
-            let word = &mut self.cover[b / 64];
-            let was = (*word >> (b % 64)) & 1;
-            *word ^= (was ^ counted as u64) << (b % 64);
-            self.cover_sum = self.cover_sum + counted as u32 - was as u32;
-            any |= self.cover_sum >= self.near_alert;
+            self.near_prev = near as u16;
         }
+        let b = self.near_at;
+        self.near_at = if b + 1 == self.near_window { 0 } else { b + 1 };
+        let b = b as usize;
+        let counted = covered & !(TEXT && self.structured);
+        let word = &mut self.cover[b / 64];
+        let was = (*word >> (b % 64)) & 1;
+        *word ^= (was ^ counted as u64) << (b % 64);
+        self.cover_sum = self.cover_sum + counted as u32 - was as u32;
+        any |= self.cover_sum >= self.near_alert;
+
         self.pos = pos + 1;
         if !any {
             return Action::Continue;

@@ -217,7 +217,7 @@ impl StreamGuard {
             while !rest.is_empty() {
                 let (used, _) = self.scan(rest, false, read_ahead.take(), &mut text);
                 rest = &rest[used..];
-                if rest.len() > PIECE_TAIL && self.text_halts(&text) {
+                if rest.len() > PIECE_TAIL && text.level() == Action::Halt {
                     // A halt inside a huge piece: the rest need not be read. A short rest is
                     // read, so that offsets and evidence cover the whole token.
                     break;
@@ -235,10 +235,7 @@ impl StreamGuard {
     #[inline]
     fn settle(&mut self, id: u32, sym: u64, text: TextFinding) -> Verdict {
         let level = self.engine.push(id);
-        if level == Action::Continue
-            && text.chars.level == Action::Continue
-            && text.lines.level == Action::Continue
-        {
+        if level.max(text.level()) == Action::Continue {
             return self.quiet(sym);
         }
         let f = if level == Action::Continue {
@@ -284,10 +281,7 @@ impl StreamGuard {
             let mut found = TextFinding::default();
             let (used, word) = self.scan(rest, words, None, &mut found);
             rest = &rest[used..];
-            if word.is_none()
-                && found.chars.level == Action::Continue
-                && found.lines.level == Action::Continue
-            {
+            if word.is_none() && found.level() == Action::Continue {
                 self.quiet(self.engine.pos().saturating_sub(1));
                 continue;
             }
@@ -399,10 +393,6 @@ impl StreamGuard {
         } else {
             1.0
         }
-    }
-
-    fn text_halts(&self, t: &TextFinding) -> bool {
-        t.chars.level == Action::Halt || t.lines.level == Action::Halt
     }
 
     /// Turns the detectors' findings into the verdict for symbol `sym`, and records it.

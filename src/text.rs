@@ -93,6 +93,14 @@ pub(crate) struct TextFinding {
     pub lines_structured: bool,
 }
 
+impl TextFinding {
+    /// The strongest action the text detectors reached.
+    #[inline]
+    pub fn level(&self) -> Action {
+        self.chars.level.max(self.lines.level)
+    }
+}
+
 /// Text state of one stream. Buffers are allocated at construction.
 #[derive(Clone)]
 pub(crate) struct TextState {
