@@ -125,8 +125,11 @@ pub(crate) struct Engine {
     pos: u64,
     /// Symbols before `floor` are never compared with (stream start, or a breaker).
     floor: u64,
-    gram: u64,
-    /// `ROLL^ngram`, to drop the oldest symbol from `gram`.
+    /// The rolling hash of the next push's n-gram without its newest symbol (the one pushed):
+    /// this n-gram's times `ROLL`, less the symbol leaving it times `roll_out`. Readying it
+    /// at the end of a push leaves the next one (and a pool's look ahead) a single addition.
+    next_base: u64,
+    /// `ROLL^ngram`, to drop the oldest symbol from the rolling hash.
     roll_out: u64,
     /// The last `window` symbols, at `pos & (window - 1)`.
     syms: Box<[u32]>,
@@ -228,7 +231,7 @@ impl Engine {
             head: vec![0; table].into_boxed_slice(),
             cands: [Candidate::default(); CANDIDATES],
             ncands: 0,
-            gram: 0,
+            next_base: 0,
             roll_out: ROLL.wrapping_pow(p.ngram),
             cover: vec![0; (p.near_window as usize).div_ceil(64).max(1)].into_boxed_slice(),
             near_head: if p.near_halt > 0.0 && p.near_window > 0 {
@@ -306,8 +309,9 @@ impl Engine {
         self.runs.fill(0);
         self.ncands = 0;
         // The n-gram of the first symbols after the floor counts the missing ones as zeros,
-        // so the rolling hash never needs to know how many symbols it holds.
-        self.gram = 0;
+        // so the rolling hash never needs to know how many symbols it holds: the hash of n
+        // zeros is 0, and so is the base of the next push.
+        self.next_base = 0;
         for t in 1..=self.ngram as u64 {
             let at = self.pos.wrapping_sub(t) as usize & (self.syms.len() - 1);
             self.syms[at] = 0;
@@ -383,9 +387,14 @@ impl Engine {
         let alert = self.dense > 0 && self.dense_step(s, avail);
         let n = self.ngram as u64;
         let gram = self.next_gram(s);
-        self.gram = gram;
-        let ring = self.syms.len() - 1;
-        self.syms[pos as usize & ring] = s;
+        let syms = &mut self.syms[..];
+        let ring = syms.len() - 1;
+        syms[pos as usize & ring] = s;
+        // The symbol leaving the next n-gram is in the ring now (it is `s` when n is 1).
+        let leaving = syms[(pos + 1).wrapping_sub(n) as usize & ring] as u64;
+        self.next_base = gram
+            .wrapping_mul(ROLL)
+            .wrapping_sub(leaving.wrapping_mul(self.roll_out));
 
         // The n-gram index, branch-free on the hit path: whether an n-gram was seen before is
         // close to a coin toss in real text, so branches here mispredict and cost more than
@@ -466,7 +475,7 @@ impl Engine {
 
     /// The n-gram index entry that pushing `s` next will read and write, for a caller that
     /// wants it in cache first (a pool advancing hundreds of guards, whose tables do not all
-    /// fit in the core's cache). Reads the hot fields and one ring slot; changes nothing.
+    /// fit in the core's cache). Reads the hot fields only; changes nothing.
     #[inline(always)]
     pub fn index_entry(&self, s: u32) -> *const u32 {
         let slot = if self.index_bits == 0 {
@@ -481,10 +490,7 @@ impl Engine {
     /// [`slot`](Self::slot) mixes it).
     #[inline(always)]
     fn next_gram(&self, s: u32) -> u64 {
-        // Before the floor the ring holds zeros (see `forget`).
-        let old = self.sym(self.pos.wrapping_sub(self.ngram as u64)) as u64;
-        let gram = self.gram.wrapping_mul(ROLL).wrapping_add(s as u64);
-        gram.wrapping_sub(old.wrapping_mul(self.roll_out))
+        self.next_base.wrapping_add(s as u64)
     }
 
     /// The n-gram table slot of `gram`, and the tag stored with it.
