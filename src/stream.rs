@@ -82,6 +82,10 @@ pub struct StreamGuard {
     mode: Mode,
     /// Some text was pushed (pieces or chunks): the token fast path needs to know.
     has_text: bool,
+    /// A push of an id without a piece may go straight to the engine: a token stream with no
+    /// text, not halted (see [`plain_now`](Self::plain_now)). One flag to test per token
+    /// instead of three; set after a push that makes it true, cleared where one of them ends.
+    plain: bool,
     warn_streak: u32,
     /// The first stream symbol of the line being read (low 32 bits).
     line_sym: u32,
@@ -147,6 +151,7 @@ impl StreamGuard {
             limits: CharLimits::new(s.char_run_warn, s.char_run_halt, s.separator_run_halt),
             mode: Mode::Fresh,
             has_text: false,
+            plain: false,
             verdict: Verdict::default(),
             evidence: vec![0; EVIDENCE_BYTES].into_boxed_slice(),
             evidence_len: 0,
@@ -173,11 +178,8 @@ impl StreamGuard {
         // An id without text on a stream that has none, not halted: the engine alone, inlined
         // into the caller. Everything else goes through the larger out-of-line path, whose
         // register saves would otherwise cost a fifth of this one.
-        if piece.is_none()
-            & (self.mode == Mode::Tokens)
-            & !self.has_text
-            & (self.verdict.action != Action::Halt)
-        {
+        debug_assert_eq!(self.plain, self.plain_now());
+        if piece.is_none() & self.plain {
             let sym = self.engine.pos();
             if self.engine.push_plain(id) == Action::Continue {
                 return self.quiet(sym);
@@ -227,7 +229,14 @@ impl StreamGuard {
         }
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && left_out(&self.text, sym, self.line_sym);
-        self.settle(id, sym, text)
+        let v = self.settle(id, sym, text);
+        self.plain = self.plain_now();
+        v
+    }
+
+    /// Whether [`push_token`](Self::push_token) may take its inline path for an id alone.
+    fn plain_now(&self) -> bool {
+        self.mode == Mode::Tokens && !self.has_text && self.verdict.action != Action::Halt
     }
 
     /// Pushes `id` into the engine and turns what it and the text detectors found into the
@@ -385,6 +394,7 @@ impl StreamGuard {
     fn bytes_read(&mut self) {
         self.stats.bytes = self.text.bytes;
         self.has_text |= self.text.bytes > 0;
+        self.plain &= !self.has_text;
     }
 
     fn slack(&self) -> f32 {
@@ -458,6 +468,7 @@ impl StreamGuard {
             }
         }
         self.verdict = v;
+        self.plain &= v.action != Action::Halt;
         v
     }
 
@@ -723,6 +734,7 @@ impl StreamGuard {
         self.text.reset(self.config.inner.breakers.as_ref());
         self.mode = Mode::Fresh;
         self.has_text = false;
+        self.plain = false;
         self.verdict = Verdict::default();
         self.evidence_len = 0;
         self.evidence_key = (LoopKind::None, 0, 0);

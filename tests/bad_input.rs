@@ -174,6 +174,13 @@ fn mixing_push_kinds_is_defined() {
     g.push_token(1, Some(b"a"));
     g.push_text(b" more text\n");
     assert_eq!(g.stats().symbols, 1);
+    // Ids alone, then text, then ids alone again: the later ids belong to a stream with text
+    // (push_token's debug assertion checks that its fast path knows).
+    let mut g = StreamGuard::new(&config);
+    g.push_token(1, None);
+    g.push_text(b"a line of text\n");
+    assert_eq!(g.push_token(2, None).at, 1);
+    assert_eq!(g.stats().symbols, 2);
     // A text stream given a token: its piece is text, its id is ignored.
     let mut g = StreamGuard::new(&config);
     g.push_text(b"some words ");
