@@ -384,7 +384,8 @@ impl Engine {
         let pos = self.pos;
         // Symbols at positions floor..pos may be compared with.
         let avail = pos - self.floor;
-        let alert = self.dense > 0 && self.dense_step(s, avail);
+        // The dense pass only says whether it reached a threshold: evaluating finds which.
+        let mut any = self.dense > 0 && self.dense_step(s, avail);
         let n = self.ngram as u64;
         let gram = self.next_gram(s);
         let syms = &mut self.syms[..];
@@ -417,7 +418,6 @@ impl Engine {
 
         // Indexed candidates, in one pass: a comparison each (a mismatch drops the candidate),
         // whether one reached its threshold, whether one already tracks the hit's distance.
-        let mut any = alert;
         let mut tracked = false;
         if self.ncands > 0 {
             let mut ncands = self.ncands as usize;
@@ -469,7 +469,7 @@ impl Engine {
         if !any {
             return Action::Continue;
         }
-        self.found = self.evaluate_all(pos, alert);
+        self.found = self.evaluate_all(pos);
         self.found.level
     }
 
@@ -614,9 +614,9 @@ impl Engine {
 
     #[cold]
     #[inline(never)]
-    fn evaluate_all(&mut self, pos: u64, dense: bool) -> Finding {
+    fn evaluate_all(&mut self, pos: u64) -> Finding {
         let mut best = Finding::default();
-        if dense {
+        if self.dense > 0 {
             best = self.dense_finding(pos);
         }
         for c in &self.cands[..self.ncands as usize] {
