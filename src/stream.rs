@@ -178,15 +178,46 @@ impl StreamGuard {
         // An id without text on a stream that has none, not halted: the engine alone, inlined
         // into the caller. Everything else goes through the larger out-of-line path, whose
         // register saves would otherwise cost a fifth of this one.
-        debug_assert_eq!(self.plain, self.plain_now());
         if piece.is_none() & self.plain {
-            let sym = self.engine.pos();
-            if self.engine.push_plain(id) == Action::Continue {
-                return self.quiet(sym);
-            }
-            return self.decide(self.engine.finding(), sym, TextFinding::default());
+            return self.push_plain_id(id).0;
         }
         self.push_token_slow(id, piece)
+    }
+
+    /// [`push_token`](Self::push_token) of an id without a piece, for a caller that acts when
+    /// the action changes (callbacks): calls `changed` with the guard and the action before
+    /// the push when it differs from the one returned. A push that answers `Continue` on the
+    /// inline path calls nothing (nothing starts then), so it costs what `push_token` does.
+    #[inline]
+    pub(crate) fn push_id_then(&mut self, id: u32, changed: impl FnOnce(&Self, Action)) -> Action {
+        let (action, before) = if self.plain {
+            match self.push_plain_id(id) {
+                (v, Some(before)) => (v.action, before),
+                (_, None) => return Action::Continue,
+            }
+        } else {
+            let before = self.verdict.action;
+            (self.push_token_slow(id, None).action, before)
+        };
+        if action != before {
+            changed(self, before);
+        }
+        action
+    }
+
+    /// An id without a piece on a plain stream: the engine alone, inlined into the caller.
+    /// Returns the verdict and, unless the push was quiet (`Continue` with nothing to decide),
+    /// the action before it.
+    #[inline(always)]
+    fn push_plain_id(&mut self, id: u32) -> (Verdict, Option<Action>) {
+        debug_assert!(self.plain_now());
+        let sym = self.engine.pos();
+        if self.engine.push_plain(id) == Action::Continue {
+            return (self.quiet(sym), None);
+        }
+        let before = self.verdict.action;
+        let v = self.decide(self.engine.finding(), sym, TextFinding::default());
+        (v, Some(before))
     }
 
     /// [`push_token`](Self::push_token) when the stream is halted, fresh or has text.

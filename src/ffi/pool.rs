@@ -193,13 +193,13 @@ pub unsafe extern "C" fn lg_pool_push(
                 }
                 // Checked whole above: only the index is needed now.
                 let g = &mut s.guards[(id & 0xffff_ffff) as usize];
-                let before = g.verdict().action;
-                let action = g.push_token(tok, None).action;
+                let action = g.push_id_then(tok, |g, before| {
+                    if fire {
+                        // Still inside `run`: the handle is busy, so a callback cannot re-enter.
+                        callbacks.fire_cold(id, before, g);
+                    }
+                });
                 *act = action_to_c(action) as u8;
-                if fire && action != before {
-                    // Still inside `run`: the handle is busy, so a callback cannot re-enter.
-                    callbacks.fire_cold(id, before, g);
-                }
             }
             Ok(())
         }))

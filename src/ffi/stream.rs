@@ -27,14 +27,15 @@ impl lg_stream {
         h.state.run(|| f(&mut *h.guard.get()))
     }
 
-    /// Pushes with `push`, then (still busy, so callbacks cannot re-enter) fires the callbacks.
-    /// The per-token path: one panic boundary, one flag test, no struct conversion unless a
-    /// callback runs.
+    /// Pushes with `push`, which calls the closure it is given with the guard and the action
+    /// before the push when the push changed it: the callbacks, fired while the handle is still
+    /// busy (so they cannot re-enter it). The per-token path: one panic boundary, one flag
+    /// test, no struct conversion unless a callback runs.
     #[inline(always)]
     unsafe fn push(
         s: *mut lg_stream,
         out_action: *mut lg_action,
-        push: impl FnOnce(&mut StreamGuard) -> Result<Action, lg_status>,
+        push: impl FnOnce(&mut StreamGuard, &dyn Fn(&StreamGuard, Action)) -> Result<Action, lg_status>,
     ) -> lg_status {
         let Some(h) = s.as_ref() else {
             return LG_ERR_NULL;
@@ -43,31 +44,41 @@ impl lg_stream {
             return e;
         }
         h.state.begin();
+        // The status is decided inside the boundary, so that only a small integer crosses it.
         let r = catch_unwind(AssertUnwindSafe(|| {
             let g = &mut *h.guard.get();
-            let before = g.verdict().action;
-            let action = push(g)?;
-            if action != before {
-                // Still busy: a callback cannot re-enter this handle.
-                h.state.callbacks.get().fire_cold(0, before, g);
+            let changed = |g: &StreamGuard, before| h.state.callbacks.get().fire_cold(0, before, g);
+            match push(g, &changed) {
+                Ok(action) => {
+                    if !out_action.is_null() {
+                        *out_action = action_to_c(action);
+                    }
+                    LG_OK
+                }
+                Err(e) => {
+                    h.state.set_error(status_str(e as i32));
+                    e
+                }
             }
-            Ok(action)
         }));
         h.state.end(r.is_err());
-        match r {
-            Ok(Ok(action)) => {
-                if !out_action.is_null() {
-                    *out_action = action_to_c(action);
-                }
-                LG_OK
-            }
-            Ok(Err(e)) => {
-                h.state.set_error(status_str(e as i32));
-                e
-            }
-            Err(_) => LG_ERR_PANIC,
-        }
+        r.unwrap_or(LG_ERR_PANIC)
     }
+}
+
+/// Runs `push` on `g` for [`lg_stream::push`], and `changed` when it changed the action.
+#[inline(always)]
+fn then_changed(
+    g: &mut StreamGuard,
+    changed: &dyn Fn(&StreamGuard, Action),
+    push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, lg_status>,
+) -> Result<Action, lg_status> {
+    let before = g.verdict().action;
+    let action = push(g)?.action;
+    if action != before {
+        changed(g, before);
+    }
+    Ok(action)
 }
 
 /// Creates a guard for one sequence from `*config` (copied), into `*out`. `LG_ERR_CONFIG` for
@@ -119,10 +130,14 @@ pub unsafe extern "C" fn lg_stream_push_token(
             return LG_ERR_NULL;
         }
         // The per-token path of a server without pieces: a push that cannot fail.
-        return lg_stream::push(stream, out_action, |g| Ok(g.push_token(token, None).action));
+        return lg_stream::push(stream, out_action, |g, changed| {
+            Ok(g.push_id_then(token, changed))
+        });
     }
-    lg_stream::push(stream, out_action, |g| {
-        Ok(g.push_token(token, Some(slice(piece, piece_len)?)).action)
+    lg_stream::push(stream, out_action, |g, changed| {
+        then_changed(g, changed, |g| {
+            Ok(g.push_token(token, Some(slice(piece, piece_len)?)))
+        })
     })
 }
 
@@ -139,8 +154,8 @@ pub unsafe extern "C" fn lg_stream_push_text(
     if text.is_null() && text_len > 0 {
         return LG_ERR_NULL;
     }
-    lg_stream::push(stream, out_action, |g| {
-        Ok(g.push_text(slice(text, text_len)?).action)
+    lg_stream::push(stream, out_action, |g, changed| {
+        then_changed(g, changed, |g| Ok(g.push_text(slice(text, text_len)?)))
     })
 }
 
@@ -150,7 +165,9 @@ pub unsafe extern "C" fn lg_stream_finish_text(
     stream: *mut lg_stream,
     out_action: *mut lg_action,
 ) -> lg_status {
-    lg_stream::push(stream, out_action, |g| Ok(g.finish_text().action))
+    lg_stream::push(stream, out_action, |g, changed| {
+        then_changed(g, changed, |g| Ok(g.finish_text()))
+    })
 }
 
 /// Forgets the sequence, as if new (a halt included). Never allocates.
