@@ -125,14 +125,15 @@ pub unsafe extern "C" fn lg_stream_push_token(
     piece_len: usize,
     out_action: *mut lg_action,
 ) -> lg_status {
-    if piece.is_null() {
-        if piece_len > 0 {
-            return LG_ERR_NULL;
-        }
-        // The per-token path of a server without pieces: a push that cannot fail.
+    // No piece (NULL, length 0), one test: the per-token path of a server without pieces, a
+    // push that cannot fail.
+    if (piece as usize | piece_len) == 0 {
         return lg_stream::push(stream, out_action, |g, changed| {
             Ok(g.push_id_then(token, changed))
         });
+    }
+    if piece.is_null() {
+        return LG_ERR_NULL;
     }
     lg_stream::push(stream, out_action, |g, changed| {
         then_changed(g, changed, |g| {
