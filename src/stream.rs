@@ -84,7 +84,7 @@ pub struct StreamGuard {
     has_text: bool,
     /// A push of an id without a piece may go straight to the engine: a token stream with no
     /// text, not halted (see [`plain_now`](Self::plain_now)). One flag to test per token
-    /// instead of three; set after a push that makes it true, cleared where one of them ends.
+    /// instead of three: set when a token stream begins, cleared when text or a halt comes.
     plain: bool,
     warn_streak: u32,
     /// The first stream symbol of the line being read (low 32 bits).
@@ -228,7 +228,11 @@ impl StreamGuard {
         }
         match self.mode {
             Mode::Text => return self.push_text(piece.unwrap_or_default()),
-            Mode::Fresh => self.mode = Mode::Tokens,
+            Mode::Fresh => {
+                // Nothing read yet: plain until a piece brings text or a halt comes.
+                self.mode = Mode::Tokens;
+                self.plain = true;
+            }
             Mode::Tokens => {}
         }
         let sym = self.engine.pos();
@@ -260,9 +264,7 @@ impl StreamGuard {
         }
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && left_out(&self.text, sym, self.line_sym);
-        let v = self.settle(id, sym, text);
-        self.plain = self.plain_now();
-        v
+        self.settle(id, sym, text)
     }
 
     /// Whether [`push_token`](Self::push_token) may take its inline path for an id alone.
