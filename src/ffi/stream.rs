@@ -35,7 +35,7 @@ impl lg_stream {
     unsafe fn push(
         s: *mut lg_stream,
         out_action: *mut lg_action,
-        push: impl FnOnce(&mut StreamGuard, &dyn Fn(&StreamGuard, Action)) -> Result<Action, lg_status>,
+        push: impl FnOnce(&mut StreamGuard, Changed) -> Result<Action, lg_status>,
     ) -> lg_status {
         let Some(h) = s.as_ref() else {
             return LG_ERR_NULL;
@@ -47,8 +47,7 @@ impl lg_stream {
         // The status is decided inside the boundary, so that only a small integer crosses it.
         let r = catch_unwind(AssertUnwindSafe(|| {
             let g = &mut *h.guard.get();
-            let changed = |g: &StreamGuard, before| h.state.callbacks.get().fire_cold(0, before, g);
-            match push(g, &changed) {
+            match push(g, Changed(&h.state)) {
                 Ok(action) => {
                     if !out_action.is_null() {
                         *out_action = action_to_c(action);
@@ -66,17 +65,28 @@ impl lg_stream {
     }
 }
 
+/// What a push calls when it changed the action: the handle's callbacks. One pointer, passed
+/// by value, so the per-token path keeps nothing on the stack for it.
+#[derive(Clone, Copy)]
+struct Changed<'a>(&'a HandleState);
+
+impl Changed<'_> {
+    fn call(self, g: &StreamGuard, before: Action) {
+        self.0.callbacks.get().fire_cold(0, before, g);
+    }
+}
+
 /// Runs `push` on `g` for [`lg_stream::push`], and `changed` when it changed the action.
 #[inline(always)]
 fn then_changed(
     g: &mut StreamGuard,
-    changed: &dyn Fn(&StreamGuard, Action),
+    changed: Changed,
     push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, lg_status>,
 ) -> Result<Action, lg_status> {
     let before = g.verdict().action;
     let action = push(g)?.action;
     if action != before {
-        changed(g, before);
+        changed.call(g, before);
     }
     Ok(action)
 }
@@ -129,7 +139,7 @@ pub unsafe extern "C" fn lg_stream_push_token(
     // push that cannot fail.
     if (piece as usize | piece_len) == 0 {
         return lg_stream::push(stream, out_action, |g, changed| {
-            Ok(g.push_id_then(token, changed))
+            Ok(g.push_id_then(token, |g, before| changed.call(g, before)))
         });
     }
     if piece.is_null() {
