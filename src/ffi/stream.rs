@@ -27,10 +27,10 @@ impl lg_stream {
         h.state.run(|| f(&mut *h.guard.get()))
     }
 
-    /// Pushes with `push`, which calls the closure it is given with the guard and the action
-    /// before the push when the push changed it: the callbacks, fired while the handle is still
-    /// busy (so they cannot re-enter it). The per-token path: one panic boundary, one flag
-    /// test, no struct conversion unless a callback runs.
+    /// Pushes with `push`, which calls the [`Changed`] it is given with the guard and the
+    /// action before the push when the push changed it: the callbacks, fired while the handle
+    /// is still busy (so they cannot re-enter it). The per-token path: one panic boundary, one
+    /// flag test, no struct conversion unless a callback runs.
     #[inline(always)]
     unsafe fn push(
         s: *mut lg_stream,
