@@ -41,7 +41,7 @@
 //!
 //! A guard at the default settings holds 16 KiB (see [`StreamGuard::memory_usage`]) for its
 //! whole life, however long the stream. A push allocates nothing, takes no lock and costs
-//! about 10 to 17 nanoseconds per token id on a 2.6 GHz core; text costs 12 to 19 nanoseconds
+//! about 10 to 16 nanoseconds per token id on a 2.6 GHz core; text costs 12 to 13 nanoseconds
 //! per byte (README, *Speed*).
 //!
 //! # Fallibility
