@@ -125,6 +125,75 @@ fn absurd_lengths_are_invalid_arguments() {
     }
 }
 
+/// Output buffers get the same check as input ones: a length over `PTRDIFF_MAX` is refused
+/// before a byte is written (it used to be taken at its word, and the text written past the
+/// caller's buffer).
+#[test]
+fn absurd_output_lengths_are_invalid_arguments() {
+    unsafe {
+        let mut c = config();
+        let mut s = ptr::null_mut();
+        assert_eq!(lg_stream_new(&c, &mut s), LG_OK);
+        let mut a = lg_action::LG_ACTION_CONTINUE;
+        for _ in 0..200 {
+            lg_stream_push_token(s, 7, b"ab".as_ptr(), 2, &mut a);
+        }
+        assert_eq!(a, lg_action::LG_ACTION_HALT);
+        let mut small = [b'x' as std::ffi::c_char; 8];
+        let mut need = 0usize;
+        for len in [usize::MAX, isize::MAX as usize + 1] {
+            assert_eq!(
+                lg_stream_describe(s, 2, small.as_mut_ptr(), len, &mut need),
+                LG_ERR_INVALID_ARGUMENT
+            );
+        }
+        lg_stream_free(s);
+        c.halt_copies = 1;
+        assert_eq!(
+            lg_stream_config_validate(&c, small.as_mut_ptr(), usize::MAX),
+            LG_ERR_INVALID_ARGUMENT
+        );
+
+        let mut ac = std::mem::zeroed::<lg_agent_config>();
+        assert_eq!(lg_agent_config_init(&mut ac), LG_OK);
+        let mut agent = ptr::null_mut();
+        assert_eq!(lg_agent_new(&ac, &mut agent), LG_OK);
+        for _ in 0..6 {
+            let args = br#"{"command":"ls"}"#;
+            lg_agent_call(
+                agent,
+                b"Bash".as_ptr(),
+                4,
+                args.as_ptr(),
+                args.len(),
+                &mut a,
+            );
+            lg_agent_result(agent, b"x".as_ptr(), 1, ptr::null(), 0, &mut a);
+        }
+        assert_eq!(
+            lg_agent_describe(agent, 2, small.as_mut_ptr(), usize::MAX, &mut need),
+            LG_ERR_INVALID_ARGUMENT
+        );
+        let mut steps = [0u64; 2];
+        let mut n = 0usize;
+        assert_eq!(
+            lg_agent_evidence(agent, steps.as_mut_ptr(), usize::MAX, &mut n),
+            LG_ERR_INVALID_ARGUMENT
+        );
+        ac.window = 3;
+        assert_eq!(
+            lg_agent_config_validate(&ac, small.as_mut_ptr(), isize::MAX as usize + 1),
+            LG_ERR_INVALID_ARGUMENT
+        );
+        assert!(
+            small.iter().all(|&b| b == b'x' as std::ffi::c_char),
+            "nothing written"
+        );
+        assert_eq!(steps, [0, 0]);
+        lg_agent_free(agent);
+    }
+}
+
 #[test]
 fn out_params_are_written_only_on_success() {
     unsafe {

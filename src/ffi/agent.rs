@@ -537,16 +537,10 @@ pub unsafe extern "C" fn lg_agent_config_validate(
     buf_len: usize,
 ) -> lg_status {
     boundary(|| {
-        if config.is_null() || (buf.is_null() && buf_len > 0) {
+        if config.is_null() {
             return LG_ERR_NULL;
         }
-        match agent_config_from_c(config) {
-            Ok(_) => LG_OK,
-            Err(msg) => {
-                write_text(&msg, buf, buf_len);
-                LG_ERR_CONFIG
-            }
-        }
+        validate_into(buf, buf_len, || agent_config_from_c(config).map(drop))
     })
 }
 
@@ -866,15 +860,17 @@ pub unsafe extern "C" fn lg_agent_evidence(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        if out_len.is_null() || (out.is_null() && cap > 0) {
+        if out_len.is_null() {
             return LG_ERR_NULL;
         }
+        let out = match slice_mut(out, cap) {
+            Ok(out) => out,
+            Err(e) => return e,
+        };
         match lg_agent::with(agent, |g| Ok(g.verdict().evidence.clone())) {
             Ok(ev) => {
-                let n = ev.len().min(cap);
-                if n > 0 {
-                    std::ptr::copy_nonoverlapping(ev.as_ptr(), out, n);
-                }
+                let n = ev.len().min(out.len());
+                out[..n].copy_from_slice(&ev[..n]);
                 *out_len = ev.len();
                 LG_OK
             }

@@ -804,29 +804,54 @@ pub unsafe extern "C" fn lg_stream_config_validate(
     buf_len: usize,
 ) -> lg_status {
     boundary(|| {
-        if config.is_null() || (buf.is_null() && buf_len > 0) {
+        if config.is_null() {
             return LG_ERR_NULL;
         }
-        match config_from_c(config) {
-            Ok(_) => LG_OK,
-            Err(msg) => {
-                write_text(&msg, buf, buf_len);
-                LG_ERR_CONFIG
-            }
-        }
+        validate_into(buf, buf_len, || config_from_c(config).map(drop))
     })
 }
 
-/// Copies `text` into a caller's buffer as a NUL-terminated string, truncated to fit.
-/// Returns the length the whole text needs (without the NUL).
+/// A caller's output buffer for text: NULL with length 0 is no buffer (the caller asks only
+/// for the length), NULL otherwise is `LG_ERR_NULL`, and a length over `PTRDIFF_MAX` (a
+/// negative length cast to `size_t`) is `LG_ERR_INVALID_ARGUMENT`. Every function that writes
+/// into a caller's buffer takes it through here before writing a byte.
 ///
 /// # Safety
-/// `buf` must be valid for `buf_len` bytes, or NULL with `buf_len` 0.
-unsafe fn write_text(text: &str, buf: *mut c_char, buf_len: usize) -> usize {
-    if buf_len > 0 && !buf.is_null() {
-        let n = text.len().min(buf_len - 1);
-        std::ptr::copy_nonoverlapping(text.as_ptr(), buf as *mut u8, n);
-        *buf.add(n) = 0;
+/// `buf` must be valid for `buf_len` bytes when not NULL.
+unsafe fn out_text<'a>(buf: *mut c_char, buf_len: usize) -> Result<&'a mut [u8], lg_status> {
+    slice_mut(buf as *mut u8, buf_len)
+}
+
+/// The body of `lg_*_config_validate`: checks the message buffer first, then the config;
+/// on an invalid one writes the message (truncated to fit) and returns `LG_ERR_CONFIG`.
+///
+/// # Safety
+/// `buf` must be valid for `buf_len` bytes when not NULL.
+pub(crate) unsafe fn validate_into(
+    buf: *mut c_char,
+    buf_len: usize,
+    check: impl FnOnce() -> Result<(), String>,
+) -> lg_status {
+    let out = match out_text(buf, buf_len) {
+        Ok(out) => out,
+        Err(e) => return e,
+    };
+    match check() {
+        Ok(()) => LG_OK,
+        Err(msg) => {
+            write_text(&msg, out);
+            LG_ERR_CONFIG
+        }
+    }
+}
+
+/// Copies `text` into `out` as a NUL-terminated string, truncated to fit (nothing when `out`
+/// is empty). Returns the length the whole text needs (without the NUL).
+fn write_text(text: &str, out: &mut [u8]) -> usize {
+    if let Some(room) = out.len().checked_sub(1) {
+        let n = text.len().min(room);
+        out[..n].copy_from_slice(&text.as_bytes()[..n]);
+        out[n] = 0;
     }
     text.len()
 }
@@ -843,16 +868,17 @@ unsafe fn describe_into(
     out_len: *mut usize,
     describe: impl FnOnce(Verbosity) -> Result<String, lg_status>,
 ) -> lg_status {
-    if buf.is_null() && buf_len > 0 {
-        return LG_ERR_NULL;
-    }
+    let out = match out_text(buf, buf_len) {
+        Ok(out) => out,
+        Err(e) => return e,
+    };
     let v = match self::verbosity(verbosity) {
         Ok(v) => v,
         Err(e) => return e,
     };
     match describe(v) {
         Ok(text) => {
-            let n = write_text(&text, buf, buf_len);
+            let n = write_text(&text, out);
             if !out_len.is_null() {
                 *out_len = n;
             }

@@ -1,6 +1,7 @@
 /* The C ABI from C: every function, NULL and misuse, callbacks, the pool. Run plainly, under
  * ASan+UBSan and under valgrind by tests/c_abi.rs. Exits non-zero on the first failure. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,7 @@ static void test_config(void) {
     CHECK(lg_stream_config_validate(&c, tiny, sizeof tiny) == LG_ERR_CONFIG);
     CHECK(strlen(tiny) == 7); /* truncated, NUL-terminated */
     CHECK(lg_stream_config_validate(&c, NULL, 5) == LG_ERR_NULL);
+    CHECK(lg_stream_config_validate(&c, tiny, (size_t)-1) == LG_ERR_INVALID_ARGUMENT);
     lg_stream *s = NULL;
     CHECK(lg_stream_new(&c, &s) == LG_ERR_CONFIG && s == NULL);
     OK(lg_stream_config_vllm(&c, 1, 64, 3));
@@ -115,6 +117,12 @@ static void test_stream(void) {
     OK(lg_stream_describe(s, LG_VERBOSITY_FULL, NULL, 0, &need)); /* size query */
     CHECK(need > 50);
     CHECK(lg_stream_describe(s, 7, buf, sizeof buf, &need) == LG_ERR_INVALID_ARGUMENT);
+    /* A length no buffer has (a negative length cast to size_t) is refused before a byte is
+     * written: under ASan a write here would be a stack-buffer-overflow. */
+    char unset_buf[8] = "unset";
+    CHECK(lg_stream_describe(s, LG_VERBOSITY_FULL, unset_buf, (size_t)-1, &need) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(lg_stream_describe(s, LG_VERBOSITY_FULL, unset_buf, (size_t)PTRDIFF_MAX + 1, &need) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(strcmp(unset_buf, "unset") == 0);
     lg_stats st;
     st.struct_size = sizeof st;
     OK(lg_stream_stats(s, &st));
