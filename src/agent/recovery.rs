@@ -21,6 +21,45 @@ impl AgentGuard {
     }
 }
 
+/// Text that came from the session (tool names, arguments, messages) as a description shows
+/// it: control characters escaped (a NUL would cut the C string, an escape sequence would drive
+/// the reader's terminal), line breaks written `\n` so that one item stays on one line, bidi
+/// overrides escaped, and the block's own tags defused, so that arguments can neither close a
+/// `<loop-recovery>` block handed to the model nor open one. Every piece of session text goes
+/// through here on its way out.
+#[derive(Clone, Copy)]
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        for (i, c) in s.char_indices() {
+            match c {
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                c if c.is_control() || is_bidi_control(c) => write!(f, "\\u{{{:x}}}", c as u32)?,
+                '<' if opens_tag(&s[i + 1..]) => f.write_str("&lt;")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Characters that reorder the text around them on screen (Trojan Source).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// What follows a `<` makes it a `<loop-recovery>` or `</loop-recovery>` tag (any case).
+fn opens_tag(after: &str) -> bool {
+    const NAME: &str = "loop-recovery";
+    let name = after.strip_prefix('/').unwrap_or(after).trim_start();
+    name.get(..NAME.len())
+        .is_some_and(|n| n.eq_ignore_ascii_case(NAME))
+}
+
 fn tool_of(subject: &str) -> &str {
     subject.split('(').next().unwrap_or(subject)
 }
@@ -33,24 +72,20 @@ fn args_of(subject: &str) -> &str {
 }
 
 fn brief(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
-    let (n, s) = (v.count, v.subject.as_str());
+    let (n, s, tool) = (v.count, Quoted(&v.subject), Quoted(tool_of(&v.subject)));
     match v.kind {
         AgentLoopKind::None => out.write_str("no loop"),
         AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => write!(out, "{s} called {n}x"),
         AgentLoopKind::Cycle => write!(out, "cycle of {} calls x{n}: {s}", v.period),
         AgentLoopKind::SameError => {
-            write!(out, "{} failed {n}x with the same error", tool_of(s))
+            write!(out, "{} failed {n}x with the same error", tool)
         }
         AgentLoopKind::WhackAMole => {
-            write!(
-                out,
-                "{} alternates between two errors ({n} failures)",
-                tool_of(s)
-            )
+            write!(out, "{} alternates between two errors ({n} failures)", tool)
         }
-        AgentLoopKind::NearDuplicate => write!(out, "{n} near-identical {} calls", tool_of(s)),
+        AgentLoopKind::NearDuplicate => write!(out, "{n} near-identical {} calls", tool),
         AgentLoopKind::SameResult => {
-            write!(out, "{} returned the same result {n}x", tool_of(s))
+            write!(out, "{} returned the same result {n}x", tool)
         }
         AgentLoopKind::SemanticRepeat => write!(out, "the same thought {n}x: {s}"),
         AgentLoopKind::IdenticalMessages => write!(out, "the same message {n}x"),
@@ -118,18 +153,22 @@ fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::
     if !v.tried.is_empty() {
         out.write_str("already tried:\n")?;
         for t in &v.tried {
-            writeln!(out, "- {t}")?;
+            writeln!(out, "- {}", Quoted(t))?;
         }
     }
     out.write_str("constraints:\n")?;
-    let tool = tool_of(&v.subject);
-    let args = args_of(&v.subject);
+    let tool = Quoted(tool_of(&v.subject));
+    let args = Quoted(args_of(&v.subject));
     match v.kind {
         AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => {
             writeln!(out, "- Do not call {tool} with `{args}` again.")?;
         }
         AgentLoopKind::Cycle => {
-            writeln!(out, "- Do not repeat the sequence {} again.", v.subject)?;
+            writeln!(
+                out,
+                "- Do not repeat the sequence {} again.",
+                Quoted(&v.subject)
+            )?;
         }
         AgentLoopKind::SameError | AgentLoopKind::WhackAMole => {
             writeln!(
