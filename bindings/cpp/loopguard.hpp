@@ -15,6 +15,7 @@
 #define LOOPGUARD_HPP
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -90,19 +91,39 @@ class Config {
     mutable lg_stream_config prepared_{};
 };
 
-// Called from a push when a sequence starts warning or halts.
+// Called from a push when a sequence starts warning or halts. It may throw: the exception
+// cannot cross the C library, so the wrapper holds it and rethrows it from the push that
+// called the callback, once the guard has recorded that push. A callback must not call back
+// into the same Stream or Pool: that call throws Error(LG_ERR_REENTRANT), which reaches the
+// caller the same way.
 using Callback = std::function<void(uint64_t slot, const lg_verdict &verdict)>;
 
 namespace detail {
 struct Callbacks {
     Callback on_warn, on_halt;
-    static void warn(void *user, uint64_t slot, const lg_verdict *v) {
-        auto *self = static_cast<Callbacks *>(user);
-        if (self->on_warn) self->on_warn(slot, *v);
+    // The first exception a callback threw during the current call, for the wrapper to rethrow.
+    std::exception_ptr pending;
+
+    static void warn(void *user, uint64_t slot, const lg_verdict *v) noexcept {
+        static_cast<Callbacks *>(user)->invoke(&Callbacks::on_warn, slot, *v);
     }
-    static void halt(void *user, uint64_t slot, const lg_verdict *v) {
-        auto *self = static_cast<Callbacks *>(user);
-        if (self->on_halt) self->on_halt(slot, *v);
+    static void halt(void *user, uint64_t slot, const lg_verdict *v) noexcept {
+        static_cast<Callbacks *>(user)->invoke(&Callbacks::on_halt, slot, *v);
+    }
+    // Rethrows what a callback threw during the last call, if anything.
+    void rethrow() {
+        if (pending) std::rethrow_exception(std::exchange(pending, nullptr));
+    }
+
+  private:
+    void invoke(Callback Callbacks::*which, uint64_t slot, const lg_verdict &v) noexcept {
+        // After one callback threw, the rest of this call's callbacks are skipped.
+        if (pending || !(this->*which)) return;
+        try {
+            (this->*which)(slot, v);
+        } catch (...) {
+            pending = std::current_exception();
+        }
     }
 };
 }  // namespace detail
@@ -180,7 +201,7 @@ class Stream {
     }
     // Callbacks must not call back into this Stream (that throws LG_ERR_REENTRANT there).
     void on(Callback on_warn, Callback on_halt) {
-        cb_ = std::make_unique<detail::Callbacks>(detail::Callbacks{std::move(on_warn), std::move(on_halt)});
+        cb_ = std::make_unique<detail::Callbacks>(detail::Callbacks{std::move(on_warn), std::move(on_halt), nullptr});
         check(lg_stream_set_callbacks(s_, detail::Callbacks::warn, detail::Callbacks::halt, cb_.get()));
     }
     lg_stream *raw() noexcept { return s_; }
@@ -195,7 +216,10 @@ class Stream {
         check(lg_stream_push_token(s_, token, p, len, &a));
         return a;
     }
-    void check(lg_status st) const { detail::check(st, s_ != nullptr ? lg_stream_last_error(s_) : nullptr); }
+    void check(lg_status st) const {
+        if (cb_) cb_->rethrow();
+        detail::check(st, s_ != nullptr ? lg_stream_last_error(s_) : nullptr);
+    }
     lg_stream *s_ = nullptr;
     std::unique_ptr<detail::Callbacks> cb_;
 };
@@ -239,13 +263,16 @@ class Pool {
         return v;
     }
     void on(Callback on_warn, Callback on_halt) {
-        cb_ = std::make_unique<detail::Callbacks>(detail::Callbacks{std::move(on_warn), std::move(on_halt)});
+        cb_ = std::make_unique<detail::Callbacks>(detail::Callbacks{std::move(on_warn), std::move(on_halt), nullptr});
         check(lg_pool_set_callbacks(p_, detail::Callbacks::warn, detail::Callbacks::halt, cb_.get()));
     }
     lg_pool *raw() noexcept { return p_; }
 
   private:
-    void check(lg_status st) const { detail::check(st, p_ != nullptr ? lg_pool_last_error(p_) : nullptr); }
+    void check(lg_status st) const {
+        if (cb_) cb_->rethrow();
+        detail::check(st, p_ != nullptr ? lg_pool_last_error(p_) : nullptr);
+    }
     lg_pool *p_ = nullptr;
     std::unique_ptr<detail::Callbacks> cb_;
 };

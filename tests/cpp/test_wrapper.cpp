@@ -1,6 +1,7 @@
 // The C++17 wrapper: RAII, moves, exceptions, callbacks, the pool. Run by tests/c_abi.rs.
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,56 @@ int main() {
     CHECK(stream.describe(LG_VERBOSITY_BRIEF).rfind("halt: exact_loop", 0) == 0);
     CHECK(stream.stats().halted_at == static_cast<uint64_t>(halted_at));
     CHECK(stream.memory_usage() <= 16 * 1024);
+
+    // A callback that throws: the exception comes out of the push that called it (it cannot
+    // cross the C library), the guard has recorded the push, and the stream stays usable.
+    {
+        loopguard::Stream s(config);
+        s.on(nullptr, [](uint64_t, const lg_verdict &) { throw std::runtime_error("stop here"); });
+        int thrown_at = -1;
+        for (int i = 0; i < 300 && thrown_at < 0; i++) {
+            try {
+                s.push(static_cast<uint32_t>(i % 7), words[i % 7]);
+            } catch (const std::runtime_error &e) {
+                CHECK(std::string(e.what()) == "stop here");
+                thrown_at = i;
+            }
+        }
+        CHECK(thrown_at > 0 && s.verdict().action == LG_ACTION_HALT);
+        CHECK(s.push(1, "x") == LG_ACTION_HALT);  // nothing pending any more: no throw
+        s.reset();
+        CHECK(s.push(1, "x") == LG_ACTION_CONTINUE);
+    }
+    // A re-entrant call from a callback throws Error(LG_ERR_REENTRANT) there, which reaches the
+    // caller of the outer push instead of aborting the process.
+    {
+        loopguard::Stream s(config);
+        s.on(nullptr, [&s](uint64_t, const lg_verdict &) { s.reset(); });
+        bool reentrant = false;
+        for (int i = 0; i < 300 && !reentrant; i++) {
+            try {
+                s.push(static_cast<uint32_t>(i % 7), words[i % 7]);
+            } catch (const loopguard::Error &e) {
+                reentrant = e.status() == LG_ERR_REENTRANT;
+            }
+        }
+        CHECK(reentrant && s.verdict().action == LG_ACTION_HALT);
+    }
+    {
+        loopguard::Pool p(config, 2);
+        uint64_t a = p.add();
+        p.on(nullptr, [](uint64_t, const lg_verdict &) { throw 42; });
+        std::vector<uint8_t> acts;
+        bool caught = false;
+        for (int i = 0; i < 300 && !caught; i++) {
+            try {
+                p.push({a}, {static_cast<uint32_t>(i % 7)}, acts);
+            } catch (int v) {
+                caught = v == 42;
+            }
+        }
+        CHECK(caught && p.verdict(a).action == LG_ACTION_HALT);
+    }
 
     // Moves transfer ownership; clones copy the state.
     loopguard::Stream moved(std::move(stream));
