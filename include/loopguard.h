@@ -58,6 +58,10 @@
 // `lg_tool_policy.repeats` replaces the repeated-call thresholds for this tool.
 #define LG_TOOL_OWN_REPEATS 16
 
+// Its arguments are a shell command line: the guard reads what the command does (writes
+// files or only reads and runs), as for the names in `lg_agent_config.shell_tools`.
+#define LG_TOOL_SHELL 32
+
 // Bytes of the repeated block kept as evidence.
 #define LG_EVIDENCE_BYTES 256
 
@@ -116,6 +120,8 @@ enum lg_agent_kind
   LG_AGENT_KIND_CONTENT_CHANTING = 13,
   // Long text with no tool activity for a long time.
   LG_AGENT_KIND_RUNAWAY_TEXT = 14,
+  // Replies the harness rejected, one after another (`lg_agent_reject`).
+  LG_AGENT_KIND_REJECTED_REPLIES = 15,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_agent_kind;
@@ -435,6 +441,13 @@ typedef struct lg_agent_config {
   const struct lg_tool_policy *tools;
   // Number of tool policies (at most 4096).
   size_t tools_len;
+  // Replies rejected in a row (`lg_agent_reject`).
+  struct lg_thresholds rejected_replies;
+  // Names of tools whose arguments are shell command lines, replacing the preset's list
+  // (`bash`, `sh`, `shell`, `execute_command`, `run_terminal_cmd`, ...) when not NULL.
+  const struct lg_str *shell_tools;
+  // Number of shell tool names (at most 64).
+  size_t shell_tools_len;
 } lg_agent_config;
 
 // The answer to an agent event. Set `struct_size` to `sizeof(lg_agent_verdict)` first.
@@ -486,8 +499,11 @@ typedef struct lg_agent_stats {
   uint64_t invalid_args;
   // Highest strike count reached.
   uint32_t highest_strike;
-  // Detections per `lg_agent_kind`, indexed by its value.
-  uint64_t by_kind[15];
+  // Detections per `lg_agent_kind`, indexed by its value (a struct from an older header
+  // holds the first 15).
+  uint64_t by_kind[16];
+  // Replies the harness rejected (`lg_agent_reject`).
+  uint64_t rejections;
 } lg_agent_stats;
 
 // Called synchronously from an agent event: `on_warn` on every warn or block verdict (each is
@@ -621,6 +637,11 @@ enum lg_status lg_agent_result(struct lg_agent *agent,
                                const uint8_t *error,
                                size_t error_len,
                                lg_action *out_action);
+
+// A reply the agent's harness rejected (it had no tool call, or several, so nothing ran).
+// Rejections in a row are their own loop (`rejected_replies`); they neither break nor extend
+// the other rules' runs of calls. O(1).
+enum lg_status lg_agent_reject(struct lg_agent *agent, lg_action *out_action);
 
 // A whole assistant message.
 enum lg_status lg_agent_message(struct lg_agent *agent,

@@ -177,7 +177,7 @@ fn cycles_count_whole_turns() {
         ("test", "{}"),
     ];
     let mut first = None;
-    for i in 0..7 {
+    for i in 0..12 {
         let (t, a) = calls[i % 3];
         let v = g.call(t, a.as_bytes()).clone();
         if v.action > Action::Continue && first.is_none() {
@@ -186,8 +186,10 @@ fn cycles_count_whole_turns() {
         }
         g.result(Some(b"same"), None);
     }
-    // Two full turns and one more call: read edit test read edit test read.
-    assert_eq!(first, Some((6, AgentLoopKind::Cycle, 3)));
+    // The first edit changed the file; the identical edits after it change nothing, so the
+    // loop begins with the second edit, and two full turns of it and one more call warn:
+    // read | edit test read | edit test read | edit.
+    assert_eq!(first, Some((7, AgentLoopKind::Cycle, 3)));
     let mut brief = String::new();
     g.describe(Verbosity::Brief, &mut brief).unwrap();
     assert!(brief.starts_with("cycle of 3 calls"), "{brief}");
@@ -332,14 +334,14 @@ fn policies_exempt_poller_tolerant_and_the_off_switch() {
 fn a_user_turn_starts_a_new_scope() {
     let mut g = guard();
     for _ in 0..7 {
-        step(&mut g, "t", "{}", "r", None);
+        step(&mut g, "t", "{}", "same rows", None);
     }
     assert_eq!(g.verdict().action, Action::Halt);
     g.user("try something else");
     assert_eq!(g.call("t", b"{}").action, Action::Continue);
     let mut g = with(|s| s.user_resets_scope = false);
     for _ in 0..3 {
-        step(&mut g, "t", "{}", "r", None);
+        step(&mut g, "t", "{}", "same rows", None);
     }
     g.user("go on");
     assert_eq!(g.call("t", b"{}").action, Action::Block);
@@ -351,15 +353,36 @@ fn messages_thoughts_and_state() {
     let m = "I will now mark the task as complete after checking the test file.";
     let actions: Vec<Action> = (0..3).map(|_| g.assistant(m).action).collect();
     assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
-    assert_eq!(g.verdict().kind, AgentLoopKind::SemanticRepeat);
-    // Paraphrases share their topic words.
+    assert_eq!(g.verdict().kind, AgentLoopKind::IdenticalMessages);
+    // Paraphrases share their topic words: with the same call each time, a loop.
+    let thoughts = [
+        "I need to check whether the config file exists before I edit it",
+        "Let me check if the config file exists, then edit it",
+        "Check the config file exists before I edit",
+    ];
     let mut g = guard();
-    g.thought("I need to check whether the config file exists before I edit it");
-    g.thought("Let me check if the config file exists, then edit it");
-    assert_eq!(
-        g.thought("Check the config file exists before I edit").kind,
-        AgentLoopKind::SemanticRepeat
-    );
+    let kinds: Vec<AgentLoopKind> = thoughts
+        .iter()
+        .map(|t| {
+            let v = g
+                .call_with_thought("ls", br#"{"path":"config"}"#, Some(t))
+                .clone();
+            g.result(Some(format!("{} entries", t.len()).as_bytes()), None);
+            v.kind
+        })
+        .collect();
+    assert_eq!(kinds[2], AgentLoopKind::SemanticRepeat);
+    // A goal restated while every action differs is how agents write, not a loop.
+    let mut g = guard();
+    for (i, t) in thoughts.iter().enumerate() {
+        let args = format!(r#"{{"path":"config{i}","depth":{i}}}"#);
+        let v = g.call_with_thought("ls", args.as_bytes(), Some(t)).clone();
+        assert_eq!(v.action, Action::Continue, "{t}");
+        g.result(Some(format!("listing {i}").as_bytes()), None);
+    }
+    for t in thoughts {
+        assert_eq!(g.thought(t).action, Action::Continue);
+    }
     // Monologue: six different messages and no tool.
     let mut g = guard();
     let topics = ["apples", "rivers", "engines", "poems", "stars", "cables"];
@@ -655,4 +678,196 @@ fn real_trajectories_sample() {
     assert!(warned >= 36, "warned on {warned} of 40 stuck runs");
     assert!(near >= 34, "{near} warnings within one event of the label");
     assert!(false_alarms <= 1, "{false_alarms} false alarms");
+}
+
+/// A shell tool's command line is read: a write is progress, and the same test run after a
+/// new write is a fresh observation, not a repeated call.
+#[test]
+fn shell_writes_are_progress_and_reruns_after_them_are_not_repeats() {
+    let mut g = guard();
+    let test = r#"{"command":"python -m pytest tests/test_app.py -q"}"#;
+    for i in 0..6 {
+        // Rewrite the module with a heredoc (prints nothing), then rerun the same test.
+        let edit =
+            format!(r#"{{"command":"cat <<'EOF' > src/app.py\ndef f():\n    return {i}\nEOF"}}"#);
+        assert_eq!(
+            step(&mut g, "bash", &edit, "", None),
+            [Action::Continue; 2],
+            "edit {i}"
+        );
+        let failing = format!("FAILED tests/test_app.py::test_f - assert {i} == 7");
+        let got = step(&mut g, "bash", test, &failing, Some("returncode 1"));
+        assert_eq!(got, [Action::Continue; 2], "test run {i}");
+    }
+    // The same edit again changes nothing: the test run after it is a repeat.
+    let mut g = guard();
+    let edit = r#"{"command":"sed -i 's/x/y/' src/app.py"}"#;
+    let mut actions = Vec::new();
+    for _ in 0..5 {
+        step(&mut g, "bash", edit, "", None);
+        actions.push(step(&mut g, "bash", test, "1 failed", Some("returncode 1"))[0]);
+    }
+    assert_eq!(actions[0], Action::Continue);
+    assert!(actions[4] >= Action::Warn, "{actions:?}");
+}
+
+#[test]
+fn empty_successes_say_nothing() {
+    // Different edits, each printing nothing (wrapped in the harness's markup): not the same
+    // result, and no failure streak.
+    let mut g = guard();
+    for i in 0..8 {
+        let cmd = format!(r#"{{"command":"mkdir -p pkg{i} && touch pkg{i}/__init__.py"}}"#);
+        let out = "<returncode>0</returncode>\n<output>\n</output>";
+        let got = step(&mut g, "bash", &cmd, out, None);
+        assert_eq!(got, [Action::Continue; 2], "{i}: {:?}", g.verdict());
+    }
+    // A result that says something still counts: different reads, the same listing.
+    let mut g = guard();
+    let mut last = Action::Continue;
+    for dir in ["a", "b", "c"] {
+        let cmd = format!(r#"{{"command":"ls {dir}"}}"#);
+        last = step(
+            &mut g,
+            "bash",
+            &cmd,
+            "ls: cannot access: No such file",
+            None,
+        )[1];
+    }
+    assert_eq!(last, Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
+}
+
+#[test]
+fn a_shell_dead_end_is_per_program() {
+    // `javac` missing, tried three ways: a dead end. A failing grep in between is another tool.
+    let mut g = guard();
+    let missing = "/bin/bash: line 12: javac: command not found";
+    step(
+        &mut g,
+        "bash",
+        r#"{"command":"javac A.java"}"#,
+        missing,
+        Some(missing),
+    );
+    step(
+        &mut g,
+        "bash",
+        r#"{"command":"grep -n x A.java"}"#,
+        "",
+        Some("returncode 1"),
+    );
+    step(
+        &mut g,
+        "bash",
+        r#"{"command":"cd src && javac -d out A.java"}"#,
+        missing,
+        Some(missing),
+    );
+    let got = step(
+        &mut g,
+        "bash",
+        r#"{"command":"javac -cp . A.java"}"#,
+        missing,
+        Some(missing),
+    );
+    assert_eq!(got[1], Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
+    // Failures whose message is only an exit status are told apart by their output.
+    let mut g = guard();
+    for (i, why) in [
+        "NameError: x",
+        "ImportError: y",
+        "KeyError: z",
+        "TypeError: w",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let cmd = format!(r#"{{"command":"python - <<'PY'\nprint({i})\nPY"}}"#);
+        let out = format!("Traceback (most recent call last):\n{why}");
+        assert_eq!(
+            step(&mut g, "bash", &cmd, &out, Some("returncode 1"))[1],
+            Action::Continue
+        );
+    }
+}
+
+#[test]
+fn rejected_replies_are_their_own_loop() {
+    // Off by default: a streak is no evidence the agent is stuck on its task.
+    let mut g = guard();
+    for _ in 0..50 {
+        assert_eq!(g.reject().action, Action::Continue);
+    }
+    assert_eq!(g.stats().rejections, 50);
+    // Turned on: the streak warns, then halts; a call ends it.
+    let mut g = with(|s| s.rejected_replies = Thresholds::new(5, 0, 8));
+    let got: Vec<Action> = (0..8).map(|_| g.reject().action).collect();
+    assert_eq!(got[3], Action::Continue);
+    assert_eq!(got[4], Action::Warn);
+    assert_eq!(got[7], Action::Halt);
+    let mut text = String::new();
+    g.describe(Verbosity::Full, &mut text).unwrap();
+    assert!(text.contains("8 replies in a row were rejected"), "{text}");
+    assert!(text.contains("exactly one tool call"), "{text}");
+    let mut g = with(|s| s.rejected_replies = Thresholds::new(3, 0, 0));
+    g.reject();
+    g.reject();
+    step(&mut g, "bash", r#"{"command":"ls"}"#, "a b", None);
+    assert_eq!(g.reject().action, Action::Continue);
+    // Rejections in between do not break a run of identical calls.
+    let mut g = guard();
+    let mut last = Action::Continue;
+    for _ in 0..3 {
+        last = step(
+            &mut g,
+            "bash",
+            r#"{"command":"ls nope"}"#,
+            "",
+            Some("No such file"),
+        )[0];
+        g.reject();
+    }
+    assert_eq!(last, Action::Warn);
+}
+
+#[test]
+fn environment_chatter_does_not_hide_a_loop() {
+    // The same test rerun with nothing changed: only the timing differs.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for ms in [812, 790, 845, 801] {
+        let out = format!("1 failed, 4 passed in 0.{ms}s (pid 41{ms})");
+        actions.push(step(&mut g, "bash", r#"{"command":"pytest -q"}"#, &out, None)[0]);
+    }
+    assert_eq!(
+        actions,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Warn,
+            Action::Block
+        ]
+    );
+    // An error whose list of suggestions changes every time is still the same dead end.
+    let mut g = guard();
+    let mut last = Action::Continue;
+    for (q, sim) in [
+        ("a", "['b', 'c']"),
+        ("d", "['e (x)', 'f', 'g']"),
+        ("h", "['i']"),
+    ] {
+        let err = format!("Could not find [{q}]. Similar: {sim}.");
+        last = step(
+            &mut g,
+            "search",
+            &format!(r#"{{"q":"{q}"}}"#),
+            "",
+            Some(&err),
+        )[1];
+    }
+    assert_eq!(last, Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
 }

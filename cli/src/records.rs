@@ -229,13 +229,19 @@ impl<'c> Scanner<'c> {
         out
     }
 
+    /// An `events` item for a reply the agent's harness rejected: `{"format_error": ...}`, or
+    /// a call with no command whose error is `format_error` (the shape of recorded
+    /// mini-swe-agent runs: `{"tool": "bash", "args": {"command": null}, "error":
+    /// "format_error"}`).
     fn events(&mut self, id: String, events: &[Value]) -> Result<Outcome, String> {
         let mut trace = Trace::new(self.configs, id, Shape::Events, events.len());
         for (i, e) in events.iter().enumerate() {
             let Value::Object(f) = e else {
                 return Err(format!("events[{i}]: an event must be a JSON object"));
             };
-            if let Some(tool) = f.get("tool") {
+            if is_rejection(f) {
+                trace.reject(i);
+            } else if let Some(tool) = f.get("tool") {
                 let tool = tool
                     .as_str()
                     .ok_or_else(|| format!("events[{i}].tool must be a string"))?;
@@ -328,6 +334,15 @@ impl Trace {
     fn call(&mut self, at: usize, tool: &str, args: &[u8], thought: Option<&str>) {
         self.steps.push(at as u64);
         let v = self.guard.call_with_thought(tool, args, thought);
+        if self.out.note(v.action, at as u64) {
+            self.best = Some(v.clone());
+        }
+    }
+
+    /// A reply the harness rejected: a step of its own.
+    fn reject(&mut self, at: usize) {
+        self.steps.push(at as u64);
+        let v = self.guard.reject();
         if self.out.note(v.action, at as u64) {
             self.best = Some(v.clone());
         }
@@ -450,6 +465,19 @@ fn args_bytes(args: Option<&Value>) -> Vec<u8> {
         Some(Value::String(s)) => s.as_bytes().to_vec(),
         Some(v) => serde_json::to_vec(v).unwrap_or_default(),
     }
+}
+
+/// The event records a reply the harness rejected (see `Scanner::events`).
+fn is_rejection(f: &serde_json::Map<String, Value>) -> bool {
+    if f.contains_key("format_error") {
+        return true;
+    }
+    let no_command = match f.get("args") {
+        None | Some(Value::Null) => true,
+        Some(Value::Object(a)) => a.get("command").is_some_and(Value::is_null),
+        _ => false,
+    };
+    f.get("error").and_then(Value::as_str) == Some("format_error") && no_command
 }
 
 /// Message content as text: a string, the text parts of a list, or any other value's JSON;

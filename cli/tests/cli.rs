@@ -276,6 +276,48 @@ fn agent_traces_match_the_guard_and_their_labels() {
     assert_eq!(calm_warned, 0, "runs labelled not stuck are left alone");
 }
 
+/// Coding-agent traces (a bash tool, heredoc edits, empty successes, rejected replies; written
+/// for the tests, not recorded): the guard warns where each is labelled stuck and nowhere else,
+/// and a rejected reply (`format_error`) is an event of its own.
+#[test]
+fn coding_agent_traces_warn_where_labelled() {
+    let path = data("coding-agent-sample.jsonl");
+    let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
+    let input = records("coding-agent-sample.jsonl");
+    assert_eq!(lines.len(), input.len());
+    for (line, rec) in lines.iter().zip(&input) {
+        let want = &rec["label"]["should_warn_at"];
+        assert_eq!(&line["first_warn_at"], want, "{}: {line}", rec["id"]);
+        assert_ne!(line["verdict"], "halt", "{}", rec["id"]);
+    }
+    // With the rejected-replies rule on, the streak of ten warns at its fifth.
+    let scratch = Scratch::new("coding");
+    let cfg = scratch.file("c.toml", b"[agent]\nrejected_replies = { warn = 5 }\n");
+    let lines = json_lines(&run(&[
+        "scan",
+        "--format",
+        "json",
+        "--config",
+        &cfg,
+        path.to_str().unwrap(),
+    ]));
+    let rejected = lines
+        .iter()
+        .find(|l| l["id"] == "fixture/rejected-then-submit")
+        .unwrap();
+    assert_eq!(rejected["kind"], "rejected_replies", "{rejected}");
+    assert_eq!(rejected["first_warn_at"], 5, "{rejected}");
+    // The short form of a rejection is read the same way.
+    let short = scratch.file(
+        "r.jsonl",
+        br#"{"id": "r", "events": [{"format_error": "no command"}, {"format_error": ""}, {"format_error": null}, {"format_error": 1}, {"format_error": true}]}"#,
+    );
+    let lines = json_lines(&run(&[
+        "scan", "--format", "json", "--config", &cfg, &short,
+    ]));
+    assert_eq!(lines[0]["first_warn_at"], 4, "{}", lines[0]);
+}
+
 /// The same traces written as OpenAI chat transcripts get the same answers at the matching
 /// message positions.
 #[test]

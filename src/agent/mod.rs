@@ -39,6 +39,7 @@ mod args;
 mod chant;
 mod recovery;
 mod settings;
+mod shell;
 mod text;
 
 use std::collections::VecDeque;
@@ -52,7 +53,8 @@ pub use settings::{
 
 use self::args::{digest, Sketch};
 use self::chant::Chant;
-use self::text::{error_fingerprint, result_fingerprint, WordSet};
+use self::shell::ShellEffect;
+use self::text::{failure_fingerprint, result_fingerprint, WordSet};
 use crate::{Action, StreamGuard};
 
 /// The longest cycle the guard can track.
@@ -97,6 +99,8 @@ pub enum AgentLoopKind {
     ContentChanting = 13,
     /// Long assistant text with no tool activity for a long time.
     RunawayText = 14,
+    /// Replies the harness rejected, one after another (no tool call, or several).
+    RejectedReplies = 15,
 }
 
 impl AgentLoopKind {
@@ -118,6 +122,7 @@ impl AgentLoopKind {
             AgentLoopKind::TextDegeneration => "text_degeneration",
             AgentLoopKind::ContentChanting => "content_chanting",
             AgentLoopKind::RunawayText => "runaway_text",
+            AgentLoopKind::RejectedReplies => "rejected_replies",
         }
     }
 }
@@ -233,9 +238,11 @@ pub struct AgentStats {
     /// Highest strike count reached.
     pub highest_strike: u32,
     /// Detections per [`AgentLoopKind`], indexed by its value.
-    pub by_kind: [u64; 15],
+    pub by_kind: [u64; 16],
     /// Calls whose arguments were not valid JSON.
     pub invalid_args: u64,
+    /// Replies the harness rejected ([`AgentGuard::reject`]).
+    pub rejections: u64,
 }
 
 /// One call in the window.
@@ -255,8 +262,13 @@ struct CallRec {
     exempt: bool,
     poller: bool,
     failure_tolerant: bool,
-    /// Its success is progress (a policy, or a name matching `progress_patterns`).
+    /// Its success is progress (a policy, a name matching `progress_patterns`, or a shell
+    /// command that writes files).
     progress: bool,
+    /// It succeeded and was progress: not a repeat of an earlier write.
+    wrote: bool,
+    /// The guard's `version` when the call was made: the state of the files it saw.
+    version: u64,
     /// The tool's own thresholds for repeated calls.
     repeats: Option<Thresholds>,
     label: String,
@@ -331,6 +343,13 @@ pub struct AgentGuard {
     last_tool_ms: Option<u64>,
     /// Errors before this step do not count (a progress tool succeeded at it).
     failure_epoch: u64,
+    /// Successful writes so far that were not repeats of an earlier one: the files the agent
+    /// works on changed. A call that is not itself a write carries the version it saw, so the
+    /// same read or test run after a write is a new observation, not a repeat.
+    version: u64,
+    /// Replies the harness rejected in a row, and the step of the first of them.
+    rejections: u32,
+    rejected_since: u64,
     strikes: u32,
     blocks: u32,
     step: u64,
@@ -376,6 +395,9 @@ impl AgentGuard {
             now_ms: None,
             last_tool_ms: None,
             failure_epoch: 0,
+            version: 0,
+            rejections: 0,
+            rejected_since: 0,
             strikes: 0,
             blocks: 0,
             step: 0,
@@ -426,6 +448,7 @@ impl AgentGuard {
         self.runaway_chars = 0;
         self.last_tool_ms = self.now_ms;
         self.failure_epoch = self.step;
+        self.rejections = 0;
         self.strikes = 0;
         self.blocks = 0;
         self.verdict = AgentVerdict::default();
@@ -490,6 +513,7 @@ impl AgentGuard {
         self.identical_messages = 0;
         self.runaway_chars = 0;
         self.last_tool_ms = self.now_ms;
+        self.rejections = 0;
 
         let config = self.config.clone();
         let s = &config.inner.settings;
@@ -501,7 +525,28 @@ impl AgentGuard {
             self.stats.invalid_args += 1;
         }
         let tool_hash = xxh3_64(tool.as_bytes());
-        let key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
+        let shell_tool = policy.is_some_and(|p| p.shell)
+            || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool));
+        let effect = if shell_tool {
+            shell::effect(&shell::command_of(args))
+        } else {
+            ShellEffect::default()
+        };
+        let progress = effect.writes
+            || match policy {
+                Some(p) => p.progress,
+                None => (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool)),
+            };
+        let mut key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
+        if !progress && self.version > 0 {
+            key = xxh3_64_with_seed(&self.version.to_le_bytes(), key);
+        }
+        // One shell tool runs many programs: to the per-tool rules each is a tool of its own.
+        let tool_hash = if effect.program != 0 {
+            xxh3_64_with_seed(&effect.program.to_le_bytes(), tool_hash)
+        } else {
+            tool_hash
+        };
         let label = match &d.preview {
             Some(p) => format!("{tool}({p})"),
             None => format!("{tool}({})", preview_raw(args)),
@@ -532,10 +577,9 @@ impl AgentGuard {
             exempt: policy.is_some_and(|p| p.exempt),
             poller: policy.is_some_and(|p| p.poller),
             failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
-            progress: match policy {
-                Some(p) => p.progress,
-                None => (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool)),
-            },
+            progress,
+            wrote: false,
+            version: self.version,
             repeats: policy.and_then(|p| p.repeats),
             label,
         });
@@ -574,27 +618,42 @@ impl AgentGuard {
         self.last_tool_ms = self.now_ms;
         let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
         let error = error.filter(|e| !text::trim_ascii(e).is_empty());
-        let err_fp = error.map(|e| error_fingerprint(e, &mut self.scratch));
+        let err_fp =
+            error.map(|e| failure_fingerprint(e, output.unwrap_or_default(), &mut self.scratch));
+        let config = self.config.clone();
+        let s = &config.inner.settings;
+        // An empty success (`mkdir`, a heredoc, `sed -i`: nothing printed, whatever markup
+        // the harness wraps it in) says nothing about progress: its outcome stays unknown,
+        // neither the same as another nor changed.
+        let silent = s.results_are_progress
+            && err_fp.is_none()
+            && text::says_nothing(output.unwrap_or_default());
         let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
-        let novel = !self.calls.iter().any(|c| c.outcome == Some(outcome));
+        let step = self.calls[me].step;
+        // A successful write changes the files, unless it repeats an earlier one.
+        let key = self.calls[me].key;
+        let wrote = err_fp.is_none()
+            && self.calls[me].progress
+            && !self.calls.iter().take(me).any(|c| c.wrote && c.key == key);
+        let novel = wrote || (!silent && !self.calls.iter().any(|c| c.outcome == Some(outcome)));
         {
             let c = &mut self.calls[me];
-            c.outcome = Some(outcome);
+            c.outcome = (!silent).then_some(outcome);
             c.error = err_fp;
             c.result_len = out_len;
             c.novel = novel;
+            c.wrote = wrote;
         }
-        let config = self.config.clone();
-        let s = &config.inner.settings;
-        let step = self.calls[me].step;
-        if err_fp.is_none() && self.calls[me].progress {
+        if wrote {
             self.failure_epoch = step;
+            self.version += 1;
         }
+        let outcome = self.calls[me].outcome;
         // A changed result for the same call is progress: its runs restart.
         for k in (1..=MAX_CYCLE).filter(|_| s.results_are_progress) {
             if self.runs[k] > 0 {
                 if let Some(prev) = me.checked_sub(k).map(|i| &self.calls[i]) {
-                    if prev.outcome.is_some_and(|o| o != outcome) {
+                    if prev.outcome.is_some_and(|o| Some(o) != outcome) {
                         self.runs[k] = 0;
                     }
                 }
@@ -616,6 +675,45 @@ impl AgentGuard {
             if f.action == Action::Block {
                 f.action = Action::Warn;
             }
+        }
+        self.conclude(found, step, false);
+        &self.verdict
+    }
+
+    /// A reply the agent's harness rejected: it had no tool call, or more than one, so nothing
+    /// ran (mini-swe-agent's format errors, a function-calling API's refusal to parse). Many in
+    /// a row are a loop of their own (`rejected_replies`, off by default: see
+    /// [`AgentSettings::rejected_replies`]); a rejection does not break the other rules' runs
+    /// of calls, and counts as a step.
+    pub fn reject(&mut self) -> &AgentVerdict {
+        self.stats.checks += 1;
+        self.stats.rejections += 1;
+        let step = self.step;
+        self.step += 1;
+        if self.sticky_halt() || !self.enabled {
+            return self.quiet_or_halt();
+        }
+        if self.rejections == 0 {
+            self.rejected_since = step;
+        }
+        self.rejections = self.rejections.saturating_add(1);
+        let t = self.config.inner.settings.rejected_replies;
+        let a = t.action(self.rejections);
+        let mut found = Vec::new();
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::RejectedReplies,
+                a,
+                Reason::RepeatedFailure,
+                self.rejections,
+                t.first(),
+            );
+            f.steps = (self
+                .rejected_since
+                .max((step + 1).saturating_sub(MAX_EVIDENCE as u64))..=step)
+                .collect();
+            f.subject = Some(format!("{} rejected replies", self.rejections));
+            found.push(f);
         }
         self.conclude(found, step, false);
         &self.verdict
@@ -1002,7 +1100,11 @@ impl AgentGuard {
         let mut calls: Vec<usize> = (lo..me)
             .filter(|&i| {
                 let o = &self.calls[i];
-                o.tool == c.tool && !o.blocked && o.sketch.at_least(&c.sketch, s.near_similarity)
+                // Calls made before a write saw other files: they are not repeats of this one.
+                o.tool == c.tool
+                    && o.version == c.version
+                    && !o.blocked
+                    && o.sketch.at_least(&c.sketch, s.near_similarity)
             })
             .collect();
         // Only when the arguments differ somewhere: identical calls have their own rules.
@@ -1159,7 +1261,10 @@ impl AgentGuard {
 
     fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let c = &self.calls[me];
-        if s.same_result.is_off() || c.result_len < s.same_result_min_len as usize {
+        if s.same_result.is_off()
+            || c.outcome.is_none()
+            || c.result_len < s.same_result_min_len as usize
+        {
             return;
         }
         let lo = (me + 1).saturating_sub(s.near_window as usize);
@@ -1207,6 +1312,11 @@ impl AgentGuard {
             self.messages.pop_front();
         }
         self.messages.push_back((step, words));
+        // Restating the goal while every action differs is how agents write, not a loop: the
+        // actions taken since the first of these messages must repeat too.
+        if !self.actions_repeat(s, steps[0]) {
+            return None;
+        }
         let count = steps.len() as u32;
         let a = s
             .semantic_repeat
@@ -1233,6 +1343,22 @@ impl AgentGuard {
                 .collect(),
         );
         Some(f)
+    }
+
+    /// Among the calls made since step `since`, one repeats another: the same call (as the
+    /// files then were), or a near duplicate of it.
+    fn actions_repeat(&self, s: &AgentSettings, since: u64) -> bool {
+        let lo = self.calls.partition_point(|c| c.step < since);
+        (lo..self.calls.len()).any(|j| {
+            let c = &self.calls[j];
+            (lo..j).any(|i| {
+                let o = &self.calls[i];
+                o.key == c.key
+                    || (o.tool == c.tool
+                        && !c.sketch.is_empty()
+                        && o.sketch.at_least(&c.sketch, s.near_similarity))
+            })
+        })
     }
 
     fn runaway(&self) -> Option<Finding> {

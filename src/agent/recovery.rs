@@ -94,6 +94,12 @@ fn brief(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
         AgentLoopKind::TextDegeneration => write!(out, "degenerate text: \"{s}\""),
         AgentLoopKind::ContentChanting => write!(out, "repeating content in the response"),
         AgentLoopKind::RunawayText => write!(out, "{n} characters with no tool call"),
+        AgentLoopKind::RejectedReplies => {
+            write!(
+                out,
+                "{n} replies in a row were rejected (no tool call, or several)"
+            )
+        }
     }
 }
 
@@ -184,6 +190,12 @@ fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::
         }
         AgentLoopKind::Oscillation => {
             out.write_str("- Do not undo your last change again.\n")?;
+        }
+        AgentLoopKind::RejectedReplies => {
+            out.write_str(
+                "- Reply with exactly one tool call, in the format the harness asks for.\n\
+                 - If the task is done, make the call that submits it instead of saying so.\n",
+            )?;
         }
         _ => out.write_str("- Do not repeat what you just wrote.\n")?,
     }

@@ -13,6 +13,13 @@ use crate::{Action, ConfigError, StreamConfig, StreamSettings};
 /// The largest call window an agent guard can be configured to remember.
 pub const MAX_AGENT_WINDOW: u32 = 1024;
 
+/// Rejected replies in a row before the default guard says so: off. In the real coding-agent
+/// runs (README, *Coding agents*) streaks of 6 to 46 rejected replies end on their own in runs
+/// that go on to resolve their task as often as in runs that fail, and the harness answers
+/// each one already; a streak is no evidence the agent is stuck on its task. Hosts that pay
+/// per reply can turn it on (warn 5, halt 50, say) for its own recovery text.
+const REJECTED_REPLIES: Thresholds = Thresholds::OFF;
+
 /// Counts at which one detector warns, blocks and halts. `0` turns a step off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -81,6 +88,9 @@ pub struct ToolPolicy {
     pub progress: bool,
     /// Fails as part of normal work (a test runner, a linter): its errors are not dead ends.
     pub failure_tolerant: bool,
+    /// Its arguments are a shell command line (`{"command": "..."}`): the guard reads what
+    /// the command does (see `AgentSettings::shell_tools`).
+    pub shell: bool,
     /// Argument keys that change on every call and are not part of its identity.
     pub ignored_fields: Vec<String>,
     /// Thresholds of the repeated-call rules (identical and interleaved) for this tool, when
@@ -227,6 +237,17 @@ pub struct AgentSettings {
     /// Tool names (ASCII case ignored, substring) whose success is progress. Exact-name
     /// policies in `tools` override them.
     pub progress_patterns: Vec<String>,
+    /// Tools whose arguments are a shell command line (exact names, ASCII case ignored; a
+    /// policy's `shell` adds one). For these the guard reads the command: one that writes
+    /// files (a redirection, a heredoc, `sed -i`, `git apply`, `mv`, an install) is progress
+    /// when it succeeds and is not a repeat of an earlier write; the same read or test run
+    /// after such a write is a fresh observation, not a repeat; and the per-tool rules (same
+    /// error, same result, near duplicates) take the command's program (`javac`, `grep`) as
+    /// the tool.
+    pub shell_tools: Vec<String>,
+    /// Replies the agent's harness rejected in a row (no tool call, or several): see
+    /// [`AgentGuard::reject`](crate::AgentGuard::reject).
+    pub rejected_replies: Thresholds,
     /// Per-tool policies, by exact tool name.
     pub tools: HashMap<String, ToolPolicy>,
 }
@@ -306,6 +327,24 @@ impl AgentSettings {
             ]
             .map(String::from)
             .to_vec(),
+            shell_tools: [
+                "bash",
+                "sh",
+                "zsh",
+                "shell",
+                "terminal",
+                "execute_command",
+                "execute_bash",
+                "run_terminal_cmd",
+                "run_command",
+                "run_shell_command",
+                "shell_exec",
+                "local_shell",
+                "exec_command",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rejected_replies: REJECTED_REPLIES,
             tools: HashMap::new(),
         };
         // Peers' presets turn off what the peer lacks, then set what it has.
@@ -332,6 +371,8 @@ impl AgentSettings {
             halt_after_blocks: 0,
             user_resets_scope: false,
             progress_patterns: Vec::new(),
+            shell_tools: Vec::new(),
+            rejected_replies: Thresholds::OFF,
             ..ours.clone()
         };
         match preset {
@@ -442,6 +483,8 @@ impl AgentSettings {
         check_off_or("halt_after_strikes", self.halt_after_strikes, 1, big)?;
         check_off_or("halt_after_blocks", self.halt_after_blocks, 1, big)?;
         check_patterns("progress_patterns", &self.progress_patterns)?;
+        check_patterns("shell_tools", &self.shell_tools)?;
+        self.rejected_replies.check("rejected_replies", big)?;
         if self.tools.len() > 4096 {
             return Err(ConfigError {
                 field: "tools",

@@ -6,8 +6,27 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
 const ERROR_PREFIX: usize = 512;
-/// Quoted or bracketed spans up to this long are folded to `[]` in error fingerprints.
+/// Quoted spans up to this long are folded to `""` in error fingerprints.
 const QUOTE_MAX: usize = 160;
+/// Bracketed spans up to this long (nesting counted) are folded to `[]`.
+const BRACKET_MAX: usize = 4096;
+
+/// The length of the bracketed span `s` begins with (`s[0]` is `open`), nesting counted, if
+/// it closes within `max` bytes.
+fn closing(s: &[u8], open: u8, close: u8, max: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &b) in s.iter().enumerate().take(max) {
+        if b == open {
+            depth += 1;
+        } else if b == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(k + 1);
+            }
+        }
+    }
+    None
+}
 
 /// `s` without leading and trailing ASCII whitespace.
 pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
@@ -22,34 +41,229 @@ pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
     &s[start..end]
 }
 
-/// The fingerprint of a result, normalised for layout only: surrounding whitespace trimmed and
-/// every whitespace run read as one space. A changed result (a new page, a new time, a different
-/// test failure) is progress, so nothing else is folded. Returns the fingerprint and the
-/// trimmed length. One pass, constant memory, whatever the size.
+/// The fingerprint of a result, normalised for layout and environment chatter: surrounding
+/// whitespace trimmed, every whitespace run read as one space, and words that vary from run to
+/// run whatever the agent does — durations (`0.53s`, `12 ms`), times and dates, memory
+/// addresses, long hex ids, process ids, temporary paths — read as `#`. A changed result (a new
+/// page, a different test failure, another line number) is progress, so nothing else is
+/// folded. Returns the fingerprint and the trimmed length. One pass, constant memory,
+/// whatever the size.
 pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
     let t = trim_ascii(output);
     let mut hasher = Xxh3::new();
-    let mut buf = [0u8; 1024];
-    let (mut n, mut in_space) = (0, false);
-    for &b in t {
-        if b.is_ascii_whitespace() {
-            if in_space {
-                continue;
-            }
-            in_space = true;
-            buf[n] = b' ';
-        } else {
-            in_space = false;
-            buf[n] = b;
+    let mut prev: &[u8] = &[];
+    // A number is held back one word: "1.25 seconds" folds it.
+    let mut held: Option<&[u8]> = None;
+    let mut first = true;
+    let mut emit = |w: &[u8]| {
+        if !first {
+            hasher.update(b" ");
         }
-        n += 1;
-        if n == buf.len() {
-            hasher.update(&buf);
-            n = 0;
+        first = false;
+        hasher.update(w);
+    };
+    for w in t.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
+        if let Some(n) = held.take() {
+            emit(if is_time_unit(strip_punct(w)) {
+                b"#"
+            } else {
+                n
+            });
+        }
+        let core = strip_punct(w);
+        if is_number(core) && !after_pid(prev) {
+            held = Some(w);
+        } else if is_volatile(core) || (after_pid(prev) && is_number(core)) {
+            emit(b"#");
+        } else {
+            emit(w);
+        }
+        prev = w;
+    }
+    if let Some(n) = held {
+        emit(n);
+    }
+    (hasher.digest(), t.len())
+}
+
+/// `w` without the punctuation that wraps words in prose and logs.
+fn strip_punct(w: &[u8]) -> &[u8] {
+    let wrap = |b: &u8| b"()[]{}<>,;:\"'`".contains(b);
+    let start = w.iter().position(|b| !wrap(b)).unwrap_or(w.len());
+    let end = w
+        .iter()
+        .rposition(|b| !wrap(b) && *b != b'.')
+        .map_or(start, |e| e + 1);
+    &w[start..end.max(start)]
+}
+
+fn is_number(w: &[u8]) -> bool {
+    !w.is_empty()
+        && w[0].is_ascii_digit()
+        && w.iter()
+            .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b',')
+}
+
+const TIME_UNITS: &[&[u8]] = &[
+    b"ns",
+    b"us",
+    b"\xc2\xb5s",
+    b"ms",
+    b"s",
+    b"sec",
+    b"secs",
+    b"second",
+    b"seconds",
+    b"min",
+    b"mins",
+    b"minute",
+    b"minutes",
+    b"h",
+    b"hour",
+    b"hours",
+];
+
+fn is_time_unit(w: &[u8]) -> bool {
+    TIME_UNITS.iter().any(|u| w.eq_ignore_ascii_case(u))
+}
+
+/// The word before names a process id (`pid 4242`, `PID: 4242`, `process 4242`).
+fn after_pid(prev: &[u8]) -> bool {
+    let p = strip_punct(prev);
+    p.eq_ignore_ascii_case(b"pid") || p.eq_ignore_ascii_case(b"process")
+}
+
+/// A word that changes between runs of the same command whatever the agent does.
+fn is_volatile(w: &[u8]) -> bool {
+    if w.len() < 2 {
+        return false;
+    }
+    // A duration: a number with a time unit (`0.53s`, `120ms`).
+    let digits = w
+        .iter()
+        .take_while(|b| b.is_ascii_digit() || **b == b'.')
+        .count();
+    if digits > 0 && digits < w.len() && w[0].is_ascii_digit() && is_time_unit(&w[digits..]) {
+        return true;
+    }
+    // A memory address.
+    if w.len() > 4 && w[0] == b'0' && (w[1] | 0x20) == b'x' {
+        return true;
+    }
+    // A process id written as `pid=4242` or `pid:4242`.
+    if w.len() > 4 && w[..3].eq_ignore_ascii_case(b"pid") && matches!(w[3], b'=' | b':') {
+        return true;
+    }
+    // A temporary path or file (`/tmp/pytest-of-root/…`, `tmpa1b2c3d4`).
+    if contains(w, b"/tmp/") || w.starts_with(b"/tmp") || contains(w, b"/var/folders/") {
+        return true;
+    }
+    if w.len() >= 9
+        && w[..3].eq_ignore_ascii_case(b"tmp")
+        && w[3..]
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        && w[3..].iter().any(u8::is_ascii_digit)
+    {
+        return true;
+    }
+    // A date or a time: digit groups joined by `-`, `:` or `/` (`2026-11-25`, `08:01:34`,
+    // `2026-11-25T08:01:34.5Z`).
+    let seps = w.iter().filter(|b| matches!(b, b'-' | b':' | b'/')).count();
+    let ndigits = w.iter().filter(|b| b.is_ascii_digit()).count();
+    if seps >= 1
+        && ndigits >= 4
+        && w[0].is_ascii_digit()
+        && w.iter()
+            .all(|b| b.is_ascii_digit() || b"-:/.TZ+".contains(b))
+        && w.split(|b| matches!(b, b'-' | b':' | b'/'))
+            .all(|g| !g.is_empty())
+    {
+        return true;
+    }
+    // A long hex id (a UUID, an object id): hex digits with both digits and letters.
+    w.len() >= 8
+        && w.iter().all(|b| b.is_ascii_hexdigit() || *b == b'-')
+        && w.iter().any(u8::is_ascii_digit)
+        && w.iter().any(|b| b.is_ascii_alphabetic())
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    memchr::memmem::find(hay, needle).is_some()
+}
+
+/// An output that says nothing: no letters outside markup tags, or a word of at most three
+/// letters (`ok`). Harnesses wrap even an empty output (`<returncode>0</returncode>
+/// <output></output>`), so the markup does not count. Stops at the first word that says
+/// something, so a long output costs a few bytes.
+pub(crate) fn says_nothing(output: &[u8]) -> bool {
+    let mut letters = 0;
+    let mut in_tag = false;
+    for &b in output {
+        match b {
+            b'<' => in_tag = true,
+            b'>' if in_tag => in_tag = false,
+            _ if in_tag => {}
+            _ if b.is_ascii_alphabetic() || b >= 0x80 => {
+                letters += 1;
+                if letters > 3 {
+                    return false;
+                }
+            }
+            _ => {}
         }
     }
-    hasher.update(&buf[..n]);
-    (hasher.digest(), t.len())
+    true
+}
+
+/// The fingerprint of a failure: its error message's, with the output's when the message
+/// says no more than an exit status (`returncode 1`: which command failed and how is then in
+/// the output, and a dead end is the same failure, not the same exit code).
+pub(crate) fn failure_fingerprint(error: &[u8], output: &[u8], scratch: &mut Vec<u8>) -> u64 {
+    let fp = error_fingerprint(error, scratch);
+    if !says_only_status(error) {
+        return fp;
+    }
+    // The head says which command failed, the tail how (a traceback's last line).
+    let out = trim_ascii(output);
+    let head = error_fingerprint(&out[..out.len().min(OUTPUT_ENDS)], scratch);
+    let tail = error_fingerprint(&out[out.len().saturating_sub(OUTPUT_ENDS)..], scratch);
+    xxh3_64_with_seed(&[head.to_le_bytes(), tail.to_le_bytes()].concat(), fp)
+}
+
+/// Bytes of each end of an output that identify a failure whose message is only a status.
+const OUTPUT_ENDS: usize = 256;
+
+/// The error message names nothing but an exit status (`returncode 1`, `exit status 2`,
+/// `Command failed with exit code 1`).
+fn says_only_status(error: &[u8]) -> bool {
+    const STATUS_WORDS: &[&str] = &[
+        "code",
+        "command",
+        "error",
+        "exit",
+        "exited",
+        "failed",
+        "non-zero",
+        "nonzero",
+        "return",
+        "returncode",
+        "returned",
+        "status",
+        "with",
+    ];
+    let mut words = 0;
+    for w in error.split(|b| !b.is_ascii_alphanumeric() && *b != b'-') {
+        if w.is_empty() || w.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        words += 1;
+        let lower: Vec<u8> = w.iter().map(u8::to_ascii_lowercase).collect();
+        if !STATUS_WORDS.iter().any(|s| s.as_bytes() == lower) {
+            return false;
+        }
+    }
+    words > 0
 }
 
 /// The fingerprint of an error message, the same whatever the arguments that caused it:
@@ -73,10 +287,17 @@ pub(crate) fn error_fingerprint(error: &[u8], scratch: &mut Vec<u8>) -> u64 {
             _ => None,
         };
         if let Some(c) = close {
-            let end = (i + 1 + QUOTE_MAX).min(error.len());
-            if let Some(j) = memchr::memchr(c, &error[i + 1..end]) {
+            // A bracketed span may be long (a list of suggestions that changes every time)
+            // and nested; a quoted one is short (it echoes an argument).
+            let span = if matches!(b, b'[' | b'(' | b'{') {
+                closing(&error[i..], b, c, BRACKET_MAX)
+            } else {
+                let end = (i + 1 + QUOTE_MAX).min(error.len());
+                memchr::memchr(c, &error[i + 1..end]).map(|j| j + 2)
+            };
+            if let Some(len) = span {
                 scratch.extend_from_slice(&[b, c]);
-                i += j + 2;
+                i += len;
                 continue;
             }
         }
@@ -238,6 +459,15 @@ mod tests {
             fp("Could not find [The Dark Tower]. Similar: ['a', 'b']"),
             fp("Could not find [Aunt May]. Similar: ['c']")
         );
+        // A long list of suggestions that changes every time, nested brackets included.
+        let long: Vec<String> = (0..60).map(|i| format!("'Page ({i})'")).collect();
+        assert_eq!(
+            fp(&format!(
+                "Could not find [x]. Similar: [{}].",
+                long.join(", ")
+            )),
+            fp("Could not find [y]. Similar: ['Other (page)'].")
+        );
         assert_eq!(
             fp("request 9f1c2d3e-aaaa-bbbb-cccc-1234567890ab failed at 2026-11-22T08:14:44Z"),
             fp("request 0a1b2c3d-aaaa-bbbb-cccc-0987654321ff failed at 2025-01-02T00:00:01Z")
@@ -254,13 +484,81 @@ mod tests {
     }
 
     #[test]
-    fn results_ignore_layout_only() {
+    fn results_ignore_layout_and_chatter_only() {
         let fp = |s: &str| result_fingerprint(s.as_bytes()).0;
         assert_eq!(fp("a  b\n\tc "), fp("a b c"));
         assert_ne!(fp("chunk 1"), fp("chunk 2"));
         assert_ne!(fp("ab"), fp("a b"));
+        assert_ne!(fp("line 40: x"), fp("line 41: x"));
+        assert_ne!(fp("FAILED test_a"), fp("FAILED test_b"));
         let long = "x ".repeat(5000);
         assert_eq!(fp(&long), fp(&long.replace(' ', "\n\n")));
+        for (a, b) in [
+            ("Ran 3 tests in 0.012s\nOK", "Ran 3 tests in 1.250s\nOK"),
+            ("1 failed in 2.31 seconds", "1 failed in 0.4 seconds"),
+            ("done (took 120ms)", "done (took 98ms)"),
+            ("<Foo object at 0x7f3a2b1c>", "<Foo object at 0x7f00aa11>"),
+            ("started pid 4242", "started pid 17"),
+            ("worker pid=4242 up", "worker pid=99 up"),
+            (
+                "wrote /tmp/pytest-of-root/pytest-12/x.txt",
+                "wrote /tmp/pytest-of-root/pytest-13/x.txt",
+            ),
+            ("at 2026-11-25T08:01:34Z: ok", "at 2025-01-02T10:00:00Z: ok"),
+            ("09:14:02 INFO ready", "09:15:47 INFO ready"),
+            ("id 9f1c2d3e-aaaa-bbbb", "id 0a1b2c3d-cccc-dddd"),
+            ("file tmpa8x3k2q9 created", "file tmpzz81kd02 created"),
+        ] {
+            assert_eq!(fp(a), fp(b), "{a:?} vs {b:?}");
+        }
+    }
+
+    #[test]
+    fn empty_outputs_say_nothing() {
+        for quiet in [
+            "",
+            "  \n",
+            "ok",
+            "<returncode>0</returncode>\n<output>\n</output>",
+            "0",
+        ] {
+            assert!(says_nothing(quiet.as_bytes()), "{quiet:?}");
+        }
+        for said in [
+            "clean",
+            "<output>hello</output>",
+            "1 passed",
+            "[File: a.py (1 lines total)]",
+        ] {
+            assert!(!says_nothing(said.as_bytes()), "{said:?}");
+        }
+    }
+
+    #[test]
+    fn a_status_only_error_is_told_apart_by_its_output() {
+        let mut s = Vec::new();
+        let mut f = |e: &str, o: &str| failure_fingerprint(e.as_bytes(), o.as_bytes(), &mut s);
+        let name = f(
+            "returncode 1",
+            "Traceback ...\nNameError: name 'x' is not defined",
+        );
+        let import = f(
+            "returncode 1",
+            "Traceback ...\nImportError: cannot import y",
+        );
+        assert_ne!(name, import);
+        assert_eq!(
+            f("returncode 2", "bash: line 3: javac: command not found"),
+            f("returncode 2", "bash: line 9: javac: command not found")
+        );
+        // A message that says what failed is enough by itself.
+        assert_eq!(
+            f("javac: command not found", "one output"),
+            f("javac: command not found", "another output")
+        );
+        assert!(says_only_status(b"Command failed with exit code 1"));
+        assert!(!says_only_status(b"No such file or directory"));
+        assert!(!says_only_status(b"7"));
     }
 
     #[test]

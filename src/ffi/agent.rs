@@ -59,6 +59,8 @@ pub enum lg_agent_kind {
     LG_AGENT_KIND_CONTENT_CHANTING = 13,
     /// Long text with no tool activity for a long time.
     LG_AGENT_KIND_RUNAWAY_TEXT = 14,
+    /// Replies the harness rejected, one after another (`lg_agent_reject`).
+    LG_AGENT_KIND_REJECTED_REPLIES = 15,
 }
 
 /// `lg_tool_policy.flags` bits.
@@ -71,6 +73,9 @@ pub const LG_TOOL_PROGRESS: u32 = 4;
 pub const LG_TOOL_FAILURE_TOLERANT: u32 = 8;
 /// `lg_tool_policy.repeats` replaces the repeated-call thresholds for this tool.
 pub const LG_TOOL_OWN_REPEATS: u32 = 16;
+/// Its arguments are a shell command line: the guard reads what the command does (writes
+/// files or only reads and runs), as for the names in `lg_agent_config.shell_tools`.
+pub const LG_TOOL_SHELL: u32 = 32;
 
 /// Counts at which one rule warns, blocks and halts; 0 = never.
 #[repr(C)]
@@ -207,6 +212,13 @@ pub struct lg_agent_config {
     pub tools: *const lg_tool_policy,
     /// Number of tool policies (at most 4096).
     pub tools_len: usize,
+    /// Replies rejected in a row (`lg_agent_reject`).
+    pub rejected_replies: lg_thresholds,
+    /// Names of tools whose arguments are shell command lines, replacing the preset's list
+    /// (`bash`, `sh`, `shell`, `execute_command`, `run_terminal_cmd`, ...) when not NULL.
+    pub shell_tools: *const lg_str,
+    /// Number of shell tool names (at most 64).
+    pub shell_tools_len: usize,
 }
 
 // The string pointers are only read during the call that receives the struct.
@@ -266,8 +278,11 @@ pub struct lg_agent_stats {
     pub invalid_args: u64,
     /// Highest strike count reached.
     pub highest_strike: u32,
-    /// Detections per `lg_agent_kind`, indexed by its value.
-    pub by_kind: [u64; 15],
+    /// Detections per `lg_agent_kind`, indexed by its value (a struct from an older header
+    /// holds the first 15).
+    pub by_kind: [u64; 16],
+    /// Replies the harness rejected (`lg_agent_reject`).
+    pub rejections: u64,
 }
 
 /// Called synchronously from an agent event: `on_warn` on every warn or block verdict (each is
@@ -370,6 +385,9 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
         progress_patterns_len: 0,
         tools: std::ptr::null(),
         tools_len: 0,
+        rejected_replies: thresholds_to_c(s.rejected_replies),
+        shell_tools: std::ptr::null(),
+        shell_tools_len: 0,
     }
 }
 
@@ -446,15 +464,26 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
         args_only_cap: action_from_c("args_only_cap", c.args_only_cap)?,
         halt_after_strikes: c.halt_after_strikes,
         halt_after_blocks: c.halt_after_blocks,
+        // Fields an older header's struct does not hold keep the preset's values.
+        rejected_replies: if has(std::mem::offset_of!(lg_agent_config, rejected_replies) + 12) {
+            thresholds_from_c(c.rejected_replies)
+        } else {
+            base.rejected_replies
+        },
         ..base
     };
+    if has(std::mem::offset_of!(lg_agent_config, shell_tools_len) + 8)
+        && (!c.shell_tools.is_null() || c.shell_tools_len > 0)
+    {
+        s.shell_tools = strings(c.shell_tools, c.shell_tools_len, "shell_tools")?;
+    }
     if has(std::mem::offset_of!(lg_agent_config, ignored_fields_len) + 8)
-        && !c.ignored_fields.is_null()
+        && (!c.ignored_fields.is_null() || c.ignored_fields_len > 0)
     {
         s.ignored_fields = strings(c.ignored_fields, c.ignored_fields_len, "ignored_fields")?;
     }
     if has(std::mem::offset_of!(lg_agent_config, progress_patterns_len) + 8)
-        && !c.progress_patterns.is_null()
+        && (!c.progress_patterns.is_null() || c.progress_patterns_len > 0)
     {
         s.progress_patterns = strings(
             c.progress_patterns,
@@ -473,6 +502,7 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
                 poller: p.flags & LG_TOOL_POLLER != 0,
                 progress: p.flags & LG_TOOL_PROGRESS != 0,
                 failure_tolerant: p.flags & LG_TOOL_FAILURE_TOLERANT != 0,
+                shell: p.flags & LG_TOOL_SHELL != 0,
                 ignored_fields: strings(
                     p.ignored_fields,
                     p.ignored_fields_len,
@@ -614,6 +644,7 @@ fn agent_kind_to_c(k: AgentLoopKind) -> lg_agent_kind {
         AgentLoopKind::TextDegeneration => LG_AGENT_KIND_TEXT_DEGENERATION,
         AgentLoopKind::ContentChanting => LG_AGENT_KIND_CONTENT_CHANTING,
         AgentLoopKind::RunawayText => LG_AGENT_KIND_RUNAWAY_TEXT,
+        AgentLoopKind::RejectedReplies => LG_AGENT_KIND_REJECTED_REPLIES,
     }
 }
 
@@ -712,6 +743,20 @@ pub unsafe extern "C" fn lg_agent_result(
             return Err(LG_ERR_NULL);
         }
         g.result(out, err);
+        Ok(())
+    })
+}
+
+/// A reply the agent's harness rejected (it had no tool call, or several, so nothing ran).
+/// Rejections in a row are their own loop (`rejected_replies`); they neither break nor extend
+/// the other rules' runs of calls. O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_agent_reject(
+    agent: *mut lg_agent,
+    out_action: *mut lg_action,
+) -> lg_status {
+    lg_agent::event(agent, out_action, |g| {
+        g.reject();
         Ok(())
     })
 }
@@ -924,6 +969,7 @@ pub unsafe extern "C" fn lg_agent_get_stats(
                 invalid_args: s.invalid_args,
                 highest_strike: s.highest_strike,
                 by_kind: s.by_kind,
+                rejections: s.rejections,
             })
         }) {
             Ok(st) => status(write_sized(out, st)),

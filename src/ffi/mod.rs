@@ -720,12 +720,17 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
 /// # Safety
 /// `ptr` is NULL with `len` 0, or valid for `len` `lg_str`s, each valid for its length.
 unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<String>, String> {
-    let items = slice(ptr, len).map_err(|_| format!("{field} is NULL with {field}_len = {len}"))?;
+    let items = slice(ptr, len).map_err(|e| match e {
+        LG_ERR_NULL => format!("{field} is NULL with {field}_len = {len}"),
+        _ => format!("{field}_len = {len}: over PTRDIFF_MAX"),
+    })?;
     items
         .iter()
         .map(|s| {
-            let bytes = slice(s.ptr as *const u8, s.len)
-                .map_err(|_| format!("a {field} string is NULL"))?;
+            let bytes = slice(s.ptr as *const u8, s.len).map_err(|e| match e {
+                LG_ERR_NULL => format!("a {field} string is NULL with len = {}", s.len),
+                _ => format!("a {field} string has len = {}: over PTRDIFF_MAX", s.len),
+            })?;
             String::from_utf8(bytes.to_vec()).map_err(|_| format!("a {field} string is not UTF-8"))
         })
         .collect()

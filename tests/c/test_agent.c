@@ -141,6 +141,52 @@ static void test_recovery_text_is_quoted(void) {
     lg_agent_free(a);
 }
 
+/* Rejected replies: off by default, counted; with thresholds set, a loop of their own. A shell
+ * tool's heredoc edit is progress: the same test rerun after it is not a repeat. */
+static void test_rejections_and_shell(void) {
+    lg_agent_config c;
+    OK(lg_agent_config_init(&c));
+    lg_agent *a = NULL;
+    OK(lg_agent_new(&c, &a));
+    lg_action act = LG_ACTION_HALT;
+    for (int i = 0; i < 20; i++) OK(lg_agent_reject(a, &act));
+    CHECK(act == LG_ACTION_CONTINUE);
+    lg_agent_stats st;
+    st.struct_size = sizeof st;
+    OK(lg_agent_get_stats(a, &st));
+    CHECK(st.rejections == 20 && st.by_kind[LG_AGENT_KIND_REJECTED_REPLIES] == 0);
+    lg_agent_free(a);
+
+    c.rejected_replies.warn = 3;
+    c.rejected_replies.halt = 6;
+    OK(lg_agent_new(&c, &a));
+    lg_action seen[6];
+    for (int i = 0; i < 6; i++) OK(lg_agent_reject(a, &seen[i]));
+    CHECK(seen[1] == LG_ACTION_CONTINUE && seen[2] == LG_ACTION_WARN && seen[5] == LG_ACTION_HALT);
+    lg_agent_verdict v;
+    v.struct_size = sizeof v;
+    OK(lg_agent_get_verdict(a, &v));
+    CHECK(v.kind == LG_AGENT_KIND_REJECTED_REPLIES && v.count == 6);
+    CHECK(lg_agent_reject(NULL, &act) == LG_ERR_NULL);
+    lg_agent_free(a);
+
+    OK(lg_agent_config_init(&c));
+    OK(lg_agent_new(&c, &a));
+    for (int i = 0; i < 5; i++) {
+        char edit[128];
+        snprintf(edit, sizeof edit, "{\"command\": \"cat <<'EOF' > app.py\\nx = %d\\nEOF\"}", i);
+        OK(lg_agent_call(a, STR("bash"), (const uint8_t *)edit, strlen(edit), &act));
+        CHECK(act == LG_ACTION_CONTINUE);
+        result(a, "", NULL);
+        OK(lg_agent_call(a, STR("bash"), STR("{\"command\": \"python -m pytest -q\"}"), &act));
+        CHECK(act == LG_ACTION_CONTINUE);
+        char out[64];
+        snprintf(out, sizeof out, "assert %d == 9", i);
+        result(a, out, "returncode 1");
+    }
+    lg_agent_free(a);
+}
+
 static void test_errors_messages_state(void) {
     lg_agent_config c;
     OK(lg_agent_config_init(&c));
@@ -235,7 +281,7 @@ static void test_callbacks_and_nulls(void) {
     OK(lg_agent_set_callbacks(cb_agent, on_warn, on_halt, &one));
     for (int i = 0; i < 8; i++) {
         call(cb_agent, "t", "{}");
-        result(cb_agent, "r", NULL);
+        result(cb_agent, "same rows", NULL);
     }
     /* Warn at the 3rd call, block the 4th to 6th, halt at the 7th (after three blocks). */
     CHECK(warned == 4 && halted == 1 && reentrant == 4);
@@ -262,6 +308,7 @@ int main(void) {
     test_config();
     test_loop_blocks_then_halts();
     test_recovery_text_is_quoted();
+    test_rejections_and_shell();
     test_errors_messages_state();
     test_tool_policies();
     test_callbacks_and_nulls();

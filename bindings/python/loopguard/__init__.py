@@ -196,14 +196,17 @@ class StreamConfig(_Config):
 class AgentConfig(_Config):
     """Settings of agent guards: a preset (``default``, ``gemini_cli``, ``openhands``,
     ``roo_code``, ``cline``), then fields of ``lg_agent_config`` by name (thresholds as
-    ``(warn, block, halt)``), ``ignored_fields``, ``progress_patterns`` and ``tools``:
-    ``{"read_file": {"exempt": True}, "status": {"poller": True, "repeats": (5, 0, 0)}}``."""
+    ``(warn, block, halt)``), ``ignored_fields``, ``progress_patterns``, ``shell_tools`` (names
+    of tools whose arguments are shell command lines) and ``tools``:
+    ``{"read_file": {"exempt": True}, "status": {"poller": True, "repeats": (5, 0, 0)},
+    "run": {"shell": True}}``."""
 
     _FLAGS = {
         "exempt": _ffi.LG_TOOL_EXEMPT,
         "poller": _ffi.LG_TOOL_POLLER,
         "progress": _ffi.LG_TOOL_PROGRESS,
         "failure_tolerant": _ffi.LG_TOOL_FAILURE_TOLERANT,
+        "shell": _ffi.LG_TOOL_SHELL,
     }
 
     def __init__(
@@ -212,6 +215,7 @@ class AgentConfig(_Config):
         *,
         ignored_fields: Optional[Sequence[str]] = None,
         progress_patterns: Optional[Sequence[str]] = None,
+        shell_tools: Optional[Sequence[str]] = None,
         tools: Optional[dict] = None,
         **fields,
     ):
@@ -231,6 +235,10 @@ class AgentConfig(_Config):
         if progress_patterns is not None:
             arr, keep = _strs(progress_patterns)
             c.progress_patterns, c.progress_patterns_len = arr, len(keep)
+            self._keep += [arr, keep]
+        if shell_tools is not None:
+            arr, keep = _strs(shell_tools)
+            c.shell_tools, c.shell_tools_len = arr, len(keep)
             self._keep += [arr, keep]
         if tools:
             policies = (_ffi.LgToolPolicy * len(tools))()
@@ -629,6 +637,10 @@ class AgentGuard(_Handle):
         """A user turn (by default a new scope: detection starts afresh)."""
         p, n = _bytes_arg(text, "text")
         return self._act(lib().lg_agent_user(self._h, p, n, byref(self._action)))
+
+    def reject(self) -> Action:
+        """A reply the agent's harness rejected (no tool call, or several): nothing ran."""
+        return self._act(lib().lg_agent_reject(self._h, byref(self._action)))
 
     def state(self, fingerprint: int) -> Action:
         return self._act(lib().lg_agent_state(self._h, fingerprint, byref(self._action)))

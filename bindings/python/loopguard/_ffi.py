@@ -39,6 +39,7 @@ LG_TOOL_POLLER = 2
 LG_TOOL_PROGRESS = 4
 LG_TOOL_FAILURE_TOLERANT = 8
 LG_TOOL_OWN_REPEATS = 16
+LG_TOOL_SHELL = 32
 LG_EVIDENCE_BYTES = 256
 
 ENUMS = {
@@ -47,6 +48,7 @@ ENUMS = {
         "NONE", "IDENTICAL_CALL", "CYCLE", "NO_PROGRESS", "SAME_ERROR", "WHACK_A_MOLE",
         "NEAR_DUPLICATE", "SAME_RESULT", "SEMANTIC_REPEAT", "IDENTICAL_MESSAGES", "MONOLOGUE",
         "OSCILLATION", "TEXT_DEGENERATION", "CONTENT_CHANTING", "RUNAWAY_TEXT",
+        "REJECTED_REPLIES",
     ],
     "lg_agent_preset": ["DEFAULT", "GEMINI_CLI", "OPENHANDS", "ROO_CODE", "CLINE"],
     "lg_kind": [
@@ -168,6 +170,9 @@ class LgAgentConfig(Structure):
         ("progress_patterns_len", c_size_t),
         ("tools", POINTER(LgToolPolicy)),
         ("tools_len", c_size_t),
+        ("rejected_replies", LgThresholds),
+        ("shell_tools", POINTER(LgStr)),
+        ("shell_tools_len", c_size_t),
     ]
 
 
@@ -199,7 +204,8 @@ class LgAgentStats(Structure):
         ("halts", c_uint64),
         ("invalid_args", c_uint64),
         ("highest_strike", c_uint32),
-        ("by_kind", c_uint64 * 15),
+        ("by_kind", c_uint64 * 16),
+        ("rejections", c_uint64),
     ]
 
 
@@ -273,6 +279,7 @@ FUNCTIONS = {
     "lg_agent_end_message": (_status, [_handle, _action]),
     "lg_agent_thought": (_status, [_handle, _bytes, c_size_t, _action]),
     "lg_agent_user": (_status, [_handle, _bytes, c_size_t, _action]),
+    "lg_agent_reject": (_status, [_handle, _action]),
     "lg_agent_state": (_status, [_handle, c_uint64, _action]),
     "lg_agent_tick": (_status, [_handle, c_uint64, _action]),
     "lg_agent_set_enabled": (_status, [_handle, c_uint8]),

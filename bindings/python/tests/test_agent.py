@@ -63,3 +63,25 @@ def test_bad_input():
         with pytest.raises(TypeError):
             a.message(3)
         assert a.call("t", None) == Action.CONTINUE
+
+
+def test_coding_agents_shell_tools_and_rejections():
+    # A heredoc edit through the shell tool is progress: the same test rerun after it is not a
+    # repeated call.
+    with lg.AgentGuard() as a:
+        for i in range(5):
+            edit = {"command": f"cat <<'EOF' > app.py\nx = {i}\nEOF"}
+            assert a.call("bash", edit) == Action.CONTINUE
+            a.result("")
+            assert a.call("bash", {"command": "python -m pytest -q"}) == Action.CONTINUE
+            a.result(f"assert {i} == 9", error="returncode 1")
+        # Rejected replies are counted; alone they do not warn by default.
+        for _ in range(12):
+            assert a.reject() == Action.CONTINUE
+        assert a.stats["rejections"] == 12
+    cfg = lg.AgentConfig(rejected_replies=(3, 0, 5), shell_tools=["run"], tools={"exec": {"shell": True}})
+    with lg.AgentGuard(cfg) as a:
+        got = [a.reject() for _ in range(5)]
+        assert got[2] == Action.WARN and got[4] == Action.HALT
+        assert a.verdict.kind == lg.AgentKind.REJECTED_REPLIES
+        assert "exactly one tool call" in a.describe("full")

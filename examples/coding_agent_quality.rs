@@ -1,0 +1,202 @@
+//! Agent-guard quality on real coding-agent runs (bash-tool agents: SWE-agent on Java issues
+//! with five models, mini-swe-agent with gpt-5-mini on SWE-bench Verified): how many runs
+//! that resolved their task the guard warns on, blocks or halts; how many hand-labelled stuck
+//! runs it warns on at the labelled point; and how many labelled runs that were not stuck it
+//! warns on.
+//!
+//!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
+//!         [--labels FILE] [--list]
+//!
+//! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
+//! redistributable: read it from there). The labels default to
+//! `scripts/data/coding_agent_labels.jsonl`, the project's own judgements of 71 runs (ids and
+//! verdicts only). `--list` prints the first warning of every run the guard acts on.
+//!
+//! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
+//! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
+//! harness rejected (`"error": "format_error"`, no command) is a rejection event.
+
+use std::collections::HashMap;
+
+use loopguard::{Action, AgentConfig, AgentGuard, AgentPreset, AgentVerdict};
+use serde_json::Value;
+
+/// Feeds one trajectory; returns the most severe verdict per event.
+fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
+    let mut g = AgentGuard::new(config);
+    let mut out = Vec::new();
+    for e in events {
+        if e["error"].as_str() == Some("format_error") && e["args"]["command"].is_null() {
+            out.push(g.reject().clone());
+            continue;
+        }
+        let tool = e["tool"].as_str().unwrap_or("");
+        let args = serde_json::to_string(&e["args"]).unwrap();
+        let mut worst = g
+            .call_with_thought(tool, args.as_bytes(), e["thought"].as_str())
+            .clone();
+        let (result, error) = (e["result"].as_str(), e["error"].as_str());
+        if result.is_some() || error.is_some() {
+            let v = g.result(result.map(str::as_bytes), error.map(str::as_bytes));
+            if v.action > worst.action {
+                worst = v.clone();
+            }
+        }
+        out.push(worst);
+    }
+    out
+}
+
+fn first_at_least(verdicts: &[AgentVerdict], a: Action) -> Option<usize> {
+    verdicts.iter().position(|v| v.action >= a)
+}
+
+fn describe(v: &AgentVerdict) -> String {
+    let mut s = v.subject.chars().take(90).collect::<String>();
+    s = s.replace('\n', "\\n");
+    format!("{} {} ({})", v.action.as_str(), v.kind.as_str(), s)
+}
+
+fn pct(n: usize, of: usize) -> f64 {
+    100.0 * n as f64 / of.max(1) as f64
+}
+
+fn main() {
+    let mut dir = "../shared/corpus".to_string();
+    let mut labels_path = "scripts/data/coding_agent_labels.jsonl".to_string();
+    let mut preset = AgentPreset::Default;
+    let mut list = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--preset" => {
+                let name = args.next().expect("--preset NAME");
+                preset = AgentPreset::from_name(&name).expect("a preset name");
+            }
+            "--labels" => labels_path = args.next().expect("--labels FILE"),
+            "--list" => list = true,
+            _ => dir = a,
+        }
+    }
+    let config = AgentConfig::preset(preset);
+    let path = format!("{dir}/coding_agents.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut runs: HashMap<String, Value> = HashMap::new();
+    let mut order = Vec::new();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let id = v["id"].as_str().unwrap().to_string();
+        order.push(id.clone());
+        runs.insert(id, v);
+    }
+    println!("preset: {}", preset.name());
+
+    // Every run, by outcome: warned, blocked, halted.
+    let mut verdicts: HashMap<&str, Vec<AgentVerdict>> = HashMap::new();
+    for id in &order {
+        verdicts.insert(id, run(&config, runs[id]["events"].as_array().unwrap()));
+    }
+    for (name, want) in [
+        ("resolved", Some(true)),
+        ("not resolved", Some(false)),
+        ("outcome unknown", None),
+    ] {
+        let ids: Vec<&String> = order
+            .iter()
+            .filter(|id| runs[*id]["outcome"]["resolved"].as_bool() == want)
+            .collect();
+        let count = |a| {
+            ids.iter()
+                .filter(|id| first_at_least(&verdicts[id.as_str()], a).is_some())
+                .count()
+        };
+        let (w, b, h) = (
+            count(Action::Warn),
+            count(Action::Block),
+            count(Action::Halt),
+        );
+        println!(
+            "{name}: {} runs; warned {w} ({:.1}%), blocked {b} ({:.1}%), halted {h} ({:.1}%)",
+            ids.len(),
+            pct(w, ids.len()),
+            pct(b, ids.len()),
+            pct(h, ids.len())
+        );
+        if want == Some(true) || list {
+            for id in &ids {
+                let vs = &verdicts[id.as_str()];
+                if let Some(at) = first_at_least(vs, Action::Warn) {
+                    let worst = vs.iter().map(|v| v.action).max().unwrap();
+                    println!(
+                        "  {name} {id}: event {at} of {}: {} (worst {})",
+                        vs.len(),
+                        describe(&vs[at]),
+                        worst.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    // The hand-labelled runs: stuck ones are caught when the first warning comes within one
+    // event of the labelled point (an alarm long before the loop began is not a catch).
+    let labels =
+        std::fs::read_to_string(&labels_path).unwrap_or_else(|e| panic!("{labels_path}: {e}"));
+    let mut groups: HashMap<&str, (usize, usize, Vec<i64>)> = HashMap::new();
+    let (mut ok, mut ok_warned) = (0, 0);
+    let mut lines = Vec::new();
+    for line in labels.lines() {
+        let l: Value = serde_json::from_str(line).unwrap();
+        let id = l["id"].as_str().unwrap().to_string();
+        let vs = &verdicts[id.as_str()];
+        let first = first_at_least(vs, Action::Warn);
+        if l["stuck"].as_bool().unwrap() {
+            let group = if l["kind"].as_str() == Some("rejected_replies") {
+                "rejected replies"
+            } else {
+                "task loops"
+            };
+            let want = l["should_warn_at"].as_i64().unwrap();
+            let g = groups.entry(group).or_default();
+            g.0 += 1;
+            match first {
+                Some(at) => {
+                    let off = at as i64 - want;
+                    g.2.push(off);
+                    if off.abs() <= 1 {
+                        g.1 += 1;
+                    } else {
+                        lines.push(format!(
+                            "  off by {off:+}: {id} (warn wanted at {want}): {}",
+                            describe(&vs[at])
+                        ));
+                    }
+                }
+                None => lines.push(format!("  missed: {id} (warn wanted at {want})")),
+            }
+        } else {
+            ok += 1;
+            if let Some(at) = first {
+                ok_warned += 1;
+                lines.push(format!(
+                    "  false alarm: {id} at event {at}: {}",
+                    describe(&vs[at])
+                ));
+            }
+        }
+    }
+    for (name, (n, caught, mut offs)) in groups {
+        offs.sort_unstable();
+        println!(
+            "labelled stuck, {name}: {caught}/{n} ({:.1}%) warned within one event; offsets {offs:?}",
+            pct(caught, n)
+        );
+    }
+    println!(
+        "labelled not stuck: warned {ok_warned}/{ok} ({:.1}%)",
+        pct(ok_warned, ok)
+    );
+    for l in lines {
+        println!("{l}");
+    }
+}

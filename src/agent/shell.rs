@@ -1,0 +1,713 @@
+//! What a shell command does, read from its text without running anything.
+//!
+//! Coding agents often have one tool, a shell. To tell progress from a loop the guard needs
+//! to know which commands change the files the agent works on (an edit through a heredoc,
+//! `sed -i`, `git apply`, a package install) and which only read or run (`cat`, `grep`, a
+//! test runner). This module cuts a command line into simple commands the way a POSIX shell
+//! does — quotes, escapes, comments, `;` `&&` `||` `|` `&`, redirections and here-documents,
+//! `$(…)` and backquotes kept inside their word — and classifies each one by its program
+//! and arguments.
+//!
+//! It is a reader, not a shell: no expansion, no aliases, no functions. A construct it does
+//! not understand makes a command count as "runs something", never as a write, so a misread
+//! command can only miss progress, not invent it. The lexer is written here rather than taken
+//! from a crate: the small, well-kept ones (`shlex`, `shell-words`) split words but know
+//! nothing of operators, redirections or here-documents, which are what tell a write from a
+//! read; the full shell parsers are far larger than this need.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The programs of a command line and whether it writes files.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ShellEffect {
+    /// The command changes files or the environment: a redirection into a file, an editor
+    /// command, a file operation, a patch, a package install, a script that writes files.
+    pub writes: bool,
+    /// A hash of the program that does the command's work (the first simple command that is
+    /// not plumbing such as `cd` or `echo`: `cd src && mvn test | tail` is `mvn`), so that a
+    /// failing `javac` and a failing `grep` are different tools to the per-tool rules. 0 when
+    /// the line has no command.
+    pub program: u64,
+}
+
+/// A simple command: its words (quotes removed, escapes resolved) and what its redirections
+/// and here-documents say.
+#[derive(Debug, Default)]
+struct Simple {
+    words: Vec<String>,
+    /// Output redirected into something other than `/dev/…` or a file descriptor.
+    writes_file: bool,
+    /// The bodies of its here-documents and here-strings (the script a `python - <<EOF`
+    /// runs).
+    stdin: String,
+}
+
+/// The command line in a shell tool's arguments: the `command` (or `cmd`, `script`,
+/// `commands`) member of a JSON object (an array of strings is joined by newlines), a JSON
+/// string, or the arguments themselves when they are not JSON.
+pub(crate) fn command_of(args: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Line {
+        One(String),
+        Many(Vec<String>),
+    }
+    #[derive(serde::Deserialize)]
+    struct Args {
+        command: Option<Line>,
+        cmd: Option<Line>,
+        script: Option<Line>,
+        commands: Option<Line>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Shape {
+        Text(String),
+        Object(Args),
+    }
+    let line = match serde_json::from_slice::<Shape>(args) {
+        Ok(Shape::Text(t)) => return t,
+        Ok(Shape::Object(a)) => a.command.or(a.cmd).or(a.script).or(a.commands),
+        Err(_) => return String::from_utf8_lossy(args).into_owned(),
+    };
+    match line {
+        Some(Line::One(t)) => t,
+        Some(Line::Many(v)) => v.join("\n"),
+        None => String::new(),
+    }
+}
+
+/// Reads `command` and says what it does.
+pub(crate) fn effect(command: &str) -> ShellEffect {
+    let mut out = ShellEffect::default();
+    let mut program_set = false;
+    for simple in split(command) {
+        let words = program_words(&simple.words);
+        let Some(program) = words.first() else {
+            out.writes |= simple.writes_file;
+            continue;
+        };
+        let name = basename(program);
+        out.writes |= simple.writes_file || writes(name, &words[1..], &simple.stdin);
+        // `cat <<EOF > f.py && python f.py`: the file is written by plumbing, the work is
+        // done by what runs it.
+        let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
+        if out.program == 0 || (!program_set && !plumbing) {
+            out.program = xxh3_64(name.as_bytes());
+            program_set = !plumbing;
+        }
+    }
+    out
+}
+
+/// The words that name the program and its arguments, past variable assignments and the
+/// wrappers that run another command (`sudo`, `env`, `timeout 10`, `nohup`, `time`).
+fn program_words(words: &[String]) -> &[String] {
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i].as_str();
+        let assignment = w
+            .split_once('=')
+            .is_some_and(|(name, _)| !name.is_empty() && name.bytes().all(is_name_byte));
+        if assignment {
+            i += 1;
+            continue;
+        }
+        match basename(w) {
+            "sudo" | "env" | "nohup" | "time" | "command" | "exec" | "nice" | "stdbuf" => {
+                i += 1;
+                // Their own options (`sudo -u x`, `env -i`, `nice -n 5`), with the values of
+                // those that take one.
+                while i < words.len() && words[i].starts_with('-') {
+                    let takes_value = matches!(words[i].as_str(), "-u" | "-g" | "-C" | "-D" | "-n");
+                    i += 1 + takes_value as usize;
+                }
+            }
+            "timeout" => {
+                i += 1;
+                while i < words.len() && words[i].starts_with('-') {
+                    i += 1;
+                }
+                i += 1; // the duration
+            }
+            _ => break,
+        }
+    }
+    &words[i.min(words.len())..]
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Commands that move around or print rather than do the work: a line's program is the first
+/// command that is not one of these (`cd src && cargo test`: `cargo`).
+fn is_plumbing(name: &str) -> bool {
+    matches!(
+        name,
+        "cd" | "pushd"
+            | "popd"
+            | "echo"
+            | "printf"
+            | "true"
+            | "false"
+            | ":"
+            | "export"
+            | "set"
+            | "source"
+            | "."
+            | "sleep"
+            | "clear"
+            | "wait"
+    )
+}
+
+/// Whether program `name` with arguments `args` (and `stdin` from here-documents) changes
+/// files or the environment.
+fn writes(name: &str, args: &[String], stdin: &str) -> bool {
+    let arg = |k: usize| args.get(k).map(String::as_str).unwrap_or("");
+    let has = |flag: &str| args.iter().any(|a| a == flag);
+    match name {
+        // File operations.
+        "mv" | "cp" | "rm" | "rmdir" | "mkdir" | "touch" | "ln" | "chmod" | "chown" | "install"
+        | "truncate" | "rsync" | "unzip" | "patch" | "dd" => true,
+        "tee" => args.iter().any(|a| !a.starts_with('-')),
+        "tar" => args
+            .first()
+            .is_some_and(|a| a.trim_start_matches('-').contains(['x', 'c'])),
+        // In-place editors.
+        "sed" | "perl" | "ruby" => args.iter().any(|a| {
+            a == "--in-place"
+                || a.starts_with("--in-place=")
+                || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('i'))
+        }),
+        // Version control that changes the working tree or the history.
+        "git" => matches!(
+            git_subcommand(args),
+            "apply"
+                | "checkout"
+                | "restore"
+                | "reset"
+                | "stash"
+                | "commit"
+                | "am"
+                | "cherry-pick"
+                | "revert"
+                | "merge"
+                | "rebase"
+                | "rm"
+                | "mv"
+                | "switch"
+                | "clean"
+                | "add"
+                | "pull"
+                | "clone"
+                | "init"
+        ),
+        // Package managers.
+        "pip" | "pip3" | "uv" | "poetry" | "conda" | "mamba" | "gem" | "npm" | "yarn" | "pnpm"
+        | "apt" | "apt-get" | "yum" | "dnf" | "apk" | "brew" | "cargo" | "go" => {
+            args.iter().any(|a| {
+                matches!(
+                    a.as_str(),
+                    "install" | "add" | "i" | "uninstall" | "remove" | "get" | "update" | "upgrade"
+                )
+            })
+        }
+        // Editor commands of agent harnesses (SWE-agent's ACI, Anthropic's and OpenHands'
+        // `str_replace_editor`, Codex's `apply_patch`).
+        "edit" | "create" | "insert" | "append" | "apply_patch" | "applypatch" => true,
+        "str_replace_editor" | "str_replace_based_edit_tool" | "file_editor" => {
+            matches!(arg(0), "create" | "str_replace" | "insert" | "undo_edit")
+        }
+        // Interpreters: a script given inline or on stdin that writes files; `-m pip install`.
+        _ if is_interpreter(name) => {
+            if arg(0) == "-m" && matches!(arg(1), "pip" | "pip3") {
+                return writes("pip", &args[2..], stdin);
+            }
+            let inline = args
+                .iter()
+                .position(|a| a == "-c" || a == "-e")
+                .and_then(|k| args.get(k + 1));
+            inline.is_some_and(|code| script_writes(code))
+                || (args.iter().all(|a| a == "-" || a.starts_with('-')) && script_writes(stdin))
+                || has("-i") && name == "perl"
+        }
+        _ => false,
+    }
+}
+
+fn is_interpreter(name: &str) -> bool {
+    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    matches!(
+        stem,
+        "python" | "node" | "perl" | "ruby" | "php" | "bash" | "sh"
+    )
+}
+
+/// The first word of `git`'s arguments that is not an option (or an option's value).
+fn git_subcommand(args: &[String]) -> &str {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if matches!(a, "-C" | "-c" | "--git-dir" | "--work-tree") {
+            i += 2;
+        } else if a.starts_with('-') {
+            i += 1;
+        } else {
+            return a;
+        }
+    }
+    ""
+}
+
+/// A script (Python, JavaScript, shell) that writes files, by the calls that do it.
+fn script_writes(code: &str) -> bool {
+    const WRITERS: &[&str] = &[
+        ".write(",
+        ".write_text(",
+        ".write_bytes(",
+        "writeFile",
+        "writeFileSync",
+        "shutil.",
+        "os.remove(",
+        "os.unlink(",
+        "os.rename(",
+        "os.replace(",
+        "os.makedirs(",
+        "os.mkdir(",
+        ".unlink(",
+        ".mkdir(",
+        ".rename(",
+        "fs.rm",
+        "fs.mkdir",
+        "subprocess.",
+    ];
+    if WRITERS.iter().any(|w| code.contains(w)) {
+        return true;
+    }
+    // open(path, "w") and friends: a mode argument with w, a or x.
+    code.match_indices("open(").any(|(at, _)| {
+        let call = &code[at..code.len().min(at + 240)];
+        let call = call.split(')').next().unwrap_or(call);
+        call.split(',').skip(1).any(|arg| {
+            let arg = arg.trim().trim_start_matches("mode=").trim();
+            let quoted = arg
+                .strip_prefix(['"', '\''])
+                .and_then(|a| a.split(['"', '\'']).next());
+            quoted.is_some_and(|m| m.len() <= 3 && m.contains(['w', 'a', 'x']))
+        })
+    }) || (code.contains('>') && split(code).iter().any(|s| s.writes_file))
+}
+
+/// Cuts a command line into simple commands.
+fn split(line: &str) -> Vec<Simple> {
+    Lexer {
+        s: line.as_bytes(),
+        text: line,
+        i: 0,
+        heredocs: Vec::new(),
+    }
+    .commands()
+}
+
+/// A here-document waiting for its body: the command it belongs to, its delimiter, and
+/// whether leading tabs are stripped (`<<-`).
+struct Pending {
+    command: usize,
+    delimiter: String,
+    strip_tabs: bool,
+}
+
+struct Lexer<'a> {
+    s: &'a [u8],
+    text: &'a str,
+    i: usize,
+    heredocs: Vec<Pending>,
+}
+
+/// What the lexer read.
+enum Token {
+    Word(String),
+    /// `;`, `&&`, `||`, `|`, `&`, `(` or `)`: the simple command ends.
+    Separator,
+    /// A newline: the simple command ends, and pending here-documents begin on the next line.
+    Newline,
+    /// A redirection operator; the next word is its target.
+    Redirect(Redirect),
+    End,
+}
+
+#[derive(Clone, Copy)]
+enum Redirect {
+    /// `>`, `>>`, `>|`, `&>`, `&>>`: output into the target (a write unless it is `/dev/…`).
+    Output,
+    /// `<`: input from the target.
+    Input,
+    /// `<<` (`strip_tabs` for `<<-`): a here-document; the target is its delimiter.
+    HereDoc { strip_tabs: bool },
+    /// `<<<`: the target is the command's input.
+    HereString,
+}
+
+impl Lexer<'_> {
+    fn commands(mut self) -> Vec<Simple> {
+        let mut out: Vec<Simple> = vec![Simple::default()];
+        loop {
+            let current = out.len() - 1;
+            match self.token() {
+                Token::End => break,
+                Token::Separator => out.push(Simple::default()),
+                Token::Newline => {
+                    out.push(Simple::default());
+                    self.read_heredocs(&mut out);
+                }
+                Token::Word(w) => {
+                    let body_follows = out[current].words.is_empty() && is_editor_with_body(&w);
+                    out[current].words.push(w);
+                    if body_follows {
+                        // SWE-agent's `edit N:M` takes the following lines as the new text,
+                        // up to `end_of_edit`: they are file content, not commands.
+                        break;
+                    }
+                }
+                Token::Redirect(r) => {
+                    let Token::Word(target) = self.token() else {
+                        continue; // `>` with nothing after it: a syntax error the shell reports
+                    };
+                    let c = &mut out[current];
+                    match r {
+                        Redirect::Output => c.writes_file |= !target.starts_with("/dev/"),
+                        Redirect::Input => {}
+                        Redirect::HereString => c.stdin.push_str(&target),
+                        Redirect::HereDoc { strip_tabs } => self.heredocs.push(Pending {
+                            command: current,
+                            delimiter: target,
+                            strip_tabs,
+                        }),
+                    }
+                }
+            }
+        }
+        out.retain(|c| !c.words.is_empty() || c.writes_file);
+        out
+    }
+
+    /// Reads the bodies of the pending here-documents, which begin at `self.i`.
+    fn read_heredocs(&mut self, out: &mut [Simple]) {
+        for h in std::mem::take(&mut self.heredocs) {
+            let start = self.i;
+            let (mut end, mut next, mut at) = (self.s.len(), self.s.len(), start);
+            while at < self.s.len() {
+                let eol = memchr::memchr(b'\n', &self.s[at..]).map_or(self.s.len(), |k| at + k);
+                let line = &self.text[at..eol];
+                let line = if h.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                if line == h.delimiter {
+                    (end, next) = (at, (eol + 1).min(self.s.len()));
+                    break;
+                }
+                at = eol + 1;
+            }
+            out[h.command]
+                .stdin
+                .push_str(&self.text[start..end.min(self.s.len())]);
+            self.i = next;
+        }
+    }
+
+    fn peek(&self, k: usize) -> u8 {
+        self.s.get(self.i + k).copied().unwrap_or(0)
+    }
+
+    fn token(&mut self) -> Token {
+        // Blanks, line continuations and comments.
+        while self.i < self.s.len() {
+            match self.s[self.i] {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'\\' if self.peek(1) == b'\n' => self.i += 2,
+                b'#' => {
+                    self.i = memchr::memchr(b'\n', &self.s[self.i..])
+                        .map_or(self.s.len(), |k| self.i + k);
+                }
+                _ => break,
+            }
+        }
+        if self.i >= self.s.len() {
+            return Token::End;
+        }
+        let c = self.s[self.i];
+        match c {
+            b'\n' => {
+                self.i += 1;
+                return Token::Newline;
+            }
+            b';' | b'(' | b')' => {
+                self.i += 1;
+                return Token::Separator;
+            }
+            b'&' if self.peek(1) == b'>' => {
+                self.i += if self.peek(2) == b'>' { 3 } else { 2 };
+                return Token::Redirect(Redirect::Output);
+            }
+            b'&' | b'|' => {
+                self.i += if matches!(self.peek(1), b'&' | b'|') {
+                    2
+                } else {
+                    1
+                };
+                return Token::Separator;
+            }
+            _ => {}
+        }
+        // A redirection, with an optional file-descriptor number before it (`2>`).
+        let digits = self.s[self.i..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let op = self.peek(digits);
+        if op != b'>' && op != b'<' {
+            return Token::Word(self.word());
+        }
+        self.i += digits + 1;
+        if op == b'<' && self.peek(0) == b'<' {
+            if self.peek(1) == b'<' {
+                self.i += 2;
+                return Token::Redirect(Redirect::HereString);
+            }
+            self.i += 1;
+            let strip_tabs = self.peek(0) == b'-';
+            self.i += strip_tabs as usize;
+            return Token::Redirect(Redirect::HereDoc { strip_tabs });
+        }
+        if op == b'>' && matches!(self.peek(0), b'>' | b'|') {
+            self.i += 1;
+        }
+        if self.peek(0) == b'&' {
+            // `>&2`, `2>&1`, `<&0`: a file descriptor, not a file. Skip it whole.
+            self.i += 1;
+            if let Token::Word(_) = self.token() {}
+            return self.token();
+        }
+        Token::Redirect(if op == b'>' {
+            Redirect::Output
+        } else {
+            Redirect::Input
+        })
+    }
+
+    /// One word: up to unquoted white space or an operator, quotes removed and escapes
+    /// resolved; `$(…)` and backquotes stay inside it.
+    fn word(&mut self) -> String {
+        let mut w = String::new();
+        let mut from = self.i;
+        while self.i < self.s.len() {
+            match self.s[self.i] {
+                b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'<' | b'>' | b'(' | b')' => {
+                    break
+                }
+                b'\'' => {
+                    w.push_str(&self.text[from..self.i]);
+                    let end = memchr::memchr(b'\'', &self.s[self.i + 1..])
+                        .map_or(self.s.len(), |k| self.i + 1 + k);
+                    w.push_str(&self.text[self.i + 1..end]);
+                    self.i = (end + 1).min(self.s.len());
+                    from = self.i;
+                }
+                b'"' => {
+                    w.push_str(&self.text[from..self.i]);
+                    self.i += 1;
+                    from = self.i;
+                    while self.i < self.s.len() && self.s[self.i] != b'"' {
+                        if self.s[self.i] == b'\\' && self.i + 1 < self.s.len() {
+                            w.push_str(&self.text[from..self.i]);
+                            from = self.i + 1;
+                            self.i += 1 + utf8_len(self.s[self.i + 1]);
+                            continue;
+                        }
+                        self.i += utf8_len(self.s[self.i]);
+                    }
+                    let end = self.i.min(self.s.len());
+                    w.push_str(&self.text[from..end]);
+                    self.i = (end + 1).min(self.s.len());
+                    from = self.i;
+                }
+                b'\\' => {
+                    w.push_str(&self.text[from..self.i]);
+                    self.i += 1;
+                    from = self.i;
+                    if self.i < self.s.len() {
+                        self.i += utf8_len(self.s[self.i]);
+                    }
+                }
+                b'$' if self.peek(1) == b'(' => {
+                    // A command substitution stays inside the word, parentheses balanced.
+                    let mut depth = 0usize;
+                    while self.i < self.s.len() {
+                        match self.s[self.i] {
+                            b'(' => depth += 1,
+                            b')' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    self.i += 1;
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                        self.i += 1;
+                    }
+                }
+                b'`' => {
+                    let end = memchr::memchr(b'`', &self.s[self.i + 1..])
+                        .map_or(self.s.len(), |k| self.i + 1 + k);
+                    self.i = (end + 1).min(self.s.len());
+                }
+                b => self.i += utf8_len(b),
+            }
+        }
+        let end = self.i.min(self.s.len());
+        w.push_str(&self.text[from..end]);
+        self.i = end;
+        w
+    }
+}
+
+/// Editor commands of agent harnesses whose following lines are the text they write
+/// (SWE-agent's `edit N:M` … `end_of_edit`).
+fn is_editor_with_body(word: &str) -> bool {
+    word == "edit"
+}
+
+/// Bytes in the UTF-8 character that begins with `b` (1 for a stray continuation byte), so
+/// that the lexer only ever stops on character boundaries.
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writes(cmd: &str) -> bool {
+        effect(cmd).writes
+    }
+
+    fn program(cmd: &str) -> u64 {
+        effect(cmd).program
+    }
+
+    #[test]
+    fn writes_are_told_from_reads() {
+        for w in [
+            "cat <<'EOF' > src/app.py\nimport os\nprint(1 > 0)\nEOF",
+            "cat > notes.txt <<EOF\nhello\nEOF\n",
+            "echo 'x = 1' >> config.py",
+            "sed -i 's/foo/bar/g' src/lib.rs",
+            "sed -i.bak -e 's/a/b/' f",
+            "perl -pi -e 's/a/b/' f",
+            "git apply fix.patch",
+            "git checkout -- src/main.rs",
+            "git -C repo stash",
+            "patch -p1 < fix.diff",
+            "mv a.py b.py",
+            "cp -r src dst && ls dst",
+            "rm -f build/out.o",
+            "mkdir -p tests/data",
+            "touch __init__.py",
+            "ls | tee listing.txt",
+            "pip install -e .",
+            "python -m pip install requests",
+            "cd /repo && npm install lodash",
+            "sudo apt-get install -y openjdk-17-jdk",
+            "python - <<'PY'\nfrom pathlib import Path\nPath('a.py').write_text('x')\nPY",
+            "python3 -c \"open('out.txt', 'w').write('hi')\"",
+            "python3 - <<EOF\nwith open(\"f.py\", mode=\"a\") as f:\n    f.write(\"x\")\nEOF",
+            "bash -c 'echo hi > f'",
+            "edit 12:14\n    return a > b;\nend_of_edit",
+            "create Reproduce.java",
+            "str_replace_editor str_replace /repo/a.py --old_str x --new_str y",
+            "timeout 60 env A=1 sed -i 's/x/y/' f",
+            "> empty.txt",
+        ] {
+            assert!(writes(w), "{w:?}");
+        }
+        for r in [
+            "cat src/app.py",
+            "grep -rn 'fn main' src/ | head -20",
+            "ls -la && pwd",
+            "find . -name '*.py' -newer setup.py",
+            "git diff HEAD~1 -- src/",
+            "git log --oneline | head",
+            "python -m pytest tests/test_app.py -x -q 2>&1 | tail -20",
+            "python reproduce.py 2>/dev/null",
+            "cargo test --release > /dev/null 2>&1",
+            "npm test",
+            "sed -n '1,40p' src/lib.rs",
+            "echo 'a > b' | grep '>'",
+            "python3 - <<'PY'\nimport json\nprint(json.dumps({'a': 1}))\nPY",
+            "open src/Main.java 120",
+            "search_dir \"getValue(\" src",
+            "javac -cp gson.jar Repro.java && java -cp .:gson.jar Repro",
+            "cat <<EOF\nnot a file > x\nEOF",
+            "# rm -rf /\nls",
+            "grep -c x f 2>&1",
+        ] {
+            assert!(!writes(r), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn the_program_is_the_command_that_does_the_work() {
+        let h = |s: &str| xxh3_64(s.as_bytes());
+        assert_eq!(program("cd /repo && python -m pytest -q"), h("python"));
+        assert_eq!(program("sudo -u app /usr/bin/javac Main.java"), h("javac"));
+        assert_eq!(
+            program("LANG=C timeout 30 mvn -q test 2>&1 | tail"),
+            h("mvn")
+        );
+        assert_eq!(program("cd src"), h("cd"));
+        assert_eq!(
+            program("cat <<'PY' > /tmp/t.py && python3 /tmp/t.py\nprint(1)\nPY"),
+            h("python3")
+        );
+        assert_eq!(program("echo done"), h("echo"));
+        assert_eq!(program(""), 0);
+        assert_ne!(program("javac A.java"), program("mvn compile"));
+    }
+
+    #[test]
+    fn malformed_lines_never_panic() {
+        for bad in [
+            "'unclosed",
+            "\"unclosed \\",
+            "$(unclosed",
+            "`unclosed",
+            "cat <<",
+            "echo >",
+            "2>&",
+            "a\\",
+            "cat <<EOF",
+            "(((",
+            ")))",
+            "&&&|||;;;",
+            "é\"ü'ñ`$(ß",
+            "x <<< ",
+            "\u{0}\u{1b}[2J",
+        ] {
+            let _ = effect(bad);
+        }
+    }
+}
