@@ -182,6 +182,10 @@ pub(crate) struct Engine {
     /// The stream's text is known, so structured symbols are told apart: only then may a near
     /// loop halt (on ids alone a data table or a changelog looks the same as one).
     pub text_known: bool,
+    /// The stream's recent text says nothing new (few or no words never seen before in it):
+    /// a near loop may halt only then. Regular human text — a list of declarations, a
+    /// changelog — repeats its shape but keeps naming new things.
+    pub says_nothing_new: bool,
     /// The distance of the last 4-gram hit: a near loop's period is a distance two hits in a
     /// row agree on, not a stray short one ("UI-UI").
     near_prev: u16,
@@ -256,6 +260,7 @@ impl Engine {
             slack: 1.0,
             structured: false,
             text_known: false,
+            says_nothing_new: true,
             near_prev: 0,
             found: Finding::default(),
             ngram: p.ngram,
@@ -758,7 +763,8 @@ impl Engine {
             self.near_streak = 0;
         }
         let patience = (self.p.near_patience as f32 * self.slack) as u32;
-        let level = if halting && self.near_streak > patience {
+        // Coverage held long enough, and the text has stopped saying anything new.
+        let level = if halting && self.near_streak > patience && self.says_nothing_new {
             Action::Halt
         } else {
             Action::Warn

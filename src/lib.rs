@@ -63,7 +63,9 @@ mod agent;
 mod config;
 mod engine;
 pub mod ffi;
+mod novelty;
 mod stream;
+mod structure;
 mod text;
 mod verdict;
 

@@ -264,6 +264,7 @@ impl StreamGuard {
         }
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && left_out(&self.text, sym, self.line_sym);
+        self.engine.says_nothing_new = says_nothing_new(&self.text);
         self.settle(id, sym, text)
     }
 
@@ -407,9 +408,11 @@ impl StreamGuard {
                         engine.forget();
                         t.forget();
                     }
-                    Event::LineEnd { heading } => {
+                    Event::LineEnd { heading, kind } => {
                         let now = engine.pos();
-                        if heading {
+                        // Known only once the line ends: a heading, or a line of code, markup
+                        // or data read as prose while its head looked like prose.
+                        if heading || kind.is_structured() {
                             engine.uncover(now - (now as u32).wrapping_sub(*line_sym) as u64);
                         }
                         *line_sym = now as u32;
@@ -792,7 +795,18 @@ fn push_word(
     let sym = engine.pos();
     t.mark_symbol_at(sym, start);
     engine.structured = left_out(t, sym, line_sym);
+    engine.says_nothing_new = says_nothing_new(t);
     (engine.push(h), sym)
+}
+
+/// New words among the last 64 of a stream's text at which it says nothing new: a near loop
+/// may halt only at or below it (see `Engine::says_nothing_new`).
+const NEAR_NEW_WORDS: u32 = 1;
+
+/// The stream's recent text says nothing new.
+#[inline]
+fn says_nothing_new(t: &TextState) -> bool {
+    t.new_words() <= NEAR_NEW_WORDS
 }
 
 /// Symbol `sym`, on the line that began at symbol `line_sym`, never counts towards a near

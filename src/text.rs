@@ -13,14 +13,16 @@ use aho_corasick::Anchored;
 use xxhash_rust::xxh3::xxh3_64;
 
 use crate::engine::{Engine, EngineParams, Finding};
+use crate::novelty::Novelty;
+use crate::structure::{LineKind, Structure};
 use crate::verdict::{Action, LoopKind};
 
 /// Recent bytes kept for evidence and exempt checks.
 pub(crate) const TEXT_RING: usize = 1024;
-/// Recent symbols whose starting byte is remembered: one and a half default max periods, so
+/// Recent symbols whose starting byte is remembered: a default max period and a quarter, so
 /// that the evidence of any default loop is held (the rest of a guard's 16 KiB goes to the
 /// symbol ring and the n-gram tables).
-pub(crate) const STARTS: usize = 384;
+pub(crate) const STARTS: usize = 320;
 /// Lines held by the line engine.
 const LINES: usize = 64;
 /// Longest word hashed whole; longer runs are cut into pieces this long.
@@ -37,7 +39,7 @@ const LANE_HIGH: u64 = 0x8000 * LANE1;
 /// A lane value no byte equals: no byte before the first.
 const NO_BYTE: u64 = 0x0100;
 
-const SPACE: u8 = 1;
+pub(crate) const SPACE: u8 = 1;
 const NEWLINE: u8 = 2;
 const DIGIT: u8 = 4;
 const LETTER: u8 = 8;
@@ -45,7 +47,7 @@ const SEPARATOR: u8 = 16;
 
 /// Byte classes. Bytes of multi-byte UTF-8 characters count as letters, so that text in any
 /// script has "letters".
-static CLASS: [u8; 256] = {
+pub(crate) static CLASS: [u8; 256] = {
     let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
@@ -78,8 +80,9 @@ pub(crate) enum Event {
     /// A breaker pattern just ended.
     Breaker,
     /// A line ended. `heading` when its last visible byte is ':' ("Changes in 2.37:"): a
-    /// heading introduces a listing, and its repetition is not a near loop.
-    LineEnd { heading: bool },
+    /// heading introduces a listing, and its repetition is not a near loop. `kind` is what the
+    /// structure model made of the whole line.
+    LineEnd { heading: bool, kind: LineKind },
 }
 
 /// What a chunk of text produced.
@@ -123,26 +126,14 @@ pub(crate) struct TextState {
     line_len: usize,
     line_hash: u64,
     line_letters: u32,
-    /// The first three bytes after the indentation.
-    lead: [u8; 3],
-    lead_len: usize,
-    /// The lead is rule characters (`---`, `━`): the line is a drawn rule.
-    lead_rule: bool,
-    /// What `judge_line` made of the line so far (see `unprose` and `bullet`).
-    unprose: bool,
-    bullet: bool,
-    line_indent: u32,
-    /// The first word of the line is still being read; the last byte of it was ':'; it holds
-    /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
-    first_word_open: bool,
-    first_word_colon: bool,
-    first_word_star: bool,
+    /// What kind of line is being read, and the region around it.
+    structure: Structure,
+    /// How many of the recent words are new.
+    novelty: Novelty,
     line_start: u64,
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
     line_starts: Box<[u32]>,
-    in_fence: bool,
-    in_table: bool,
     /// Breaker automaton state, carried across pushes.
     breaker_state: StateID,
     min_letters: u32,
@@ -187,20 +178,11 @@ impl TextState {
             line_len: 0,
             line_hash: 0,
             line_letters: 0,
-            lead: [0; 3],
-            lead_len: 0,
-            lead_rule: false,
-            unprose: false,
-            bullet: false,
-            line_indent: 0,
-            first_word_open: true,
-            first_word_colon: false,
-            first_word_star: false,
+            structure: Structure::new(),
+            novelty: Novelty::new(),
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
-            in_fence: false,
-            in_table: false,
             breaker_state: start_state(breakers),
             min_letters,
         }
@@ -221,9 +203,8 @@ impl TextState {
         self.clear_line();
         self.line_start = 0;
         self.lines.reset();
-        self.in_fence = false;
-        self.in_table = false;
-        self.judge_line();
+        self.structure.reset();
+        self.novelty.reset();
         self.breaker_state = start_state(breakers);
     }
 
@@ -235,46 +216,27 @@ impl TextState {
 
     /// Inside a code fence, a table or an indented line: thresholds stretch.
     pub fn structured(&self) -> bool {
-        self.in_fence || self.in_table || self.line_indent >= 4
+        self.structure.structured()
     }
 
-    /// Inside a code fence, a table, a line that begins with white space, a `field:` line, a
-    /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a date
-    /// or a version) or with a drawn rule (`---`, `━━━`): repetition there (code, changelog
-    /// entries, licence fields, doctests, HTML) does not count towards a near loop. Prose,
-    /// list items and quotes count.
+    /// Symbols on the line being read do not count towards a near loop (see
+    /// [`Structure::unprose`]).
     #[inline]
     pub fn unprose(&self) -> bool {
-        self.unprose
+        self.structure.unprose()
     }
 
     /// The line is a bullet item (`* `, `- `, `+ `).
     #[inline]
     pub fn bullet(&self) -> bool {
-        self.bullet
+        self.structure.bullet()
     }
 
-    /// Works out `unprose` and `bullet` again, after what they depend on changed (the line's
-    /// lead, indentation and first word, fences and tables): once per word at most, not per
-    /// symbol.
-    fn judge_line(&mut self) {
-        let field = self.first_word_colon & !self.first_word_star;
-        let markup = match self.lead[..self.lead_len] {
-            [] => false,
-            [b'>', b'>', ..] => true,
-            // A date, a version or a long number, not a list item ("12. ").
-            [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() => true,
-            [b, ..] => !(b.is_ascii_alphanumeric() || b >= 0x80 || b"*-+>\"'(_".contains(&b)),
-        };
-        self.unprose = self.in_fence
-            || self.in_table
-            || self.line_indent > 0
-            || field
-            || markup
-            || self.lead_rule;
-        self.bullet = self.lead_len >= 2
-            && b"*-+".contains(&self.lead[0])
-            && CLASS[self.lead[1] as usize] & SPACE != 0;
+    /// New words among the last [`NOVELTY_WINDOW`](crate::novelty::NOVELTY_WINDOW) of the
+    /// lines read so far.
+    #[inline]
+    pub fn new_words(&self) -> u32 {
+        self.novelty.new_words()
     }
 
     /// Records that stream symbol `sym` starts at the current byte.
@@ -431,18 +393,19 @@ impl TextState {
                     // last visible byte before the newline (behind at most two spaces or a
                     // "\r") is ':'.
                     self.line_len -= 1;
-                    let heading = (1..4)
+                    let last = (1..4)
                         .map(|k| (self.last >> (16 * k)) as u8)
                         .take_while(|&b| b != b'\n')
                         .find(|&b| CLASS[b as usize] & SPACE == 0)
-                        == Some(b':');
-                    let (f, structured) = self.end_line(base + i as u64);
+                        .unwrap_or(0);
+                    let heading = last == b':';
+                    let (f, structured, kind) = self.end_line(base + i as u64, last);
                     halted |= f.level == Action::Halt;
                     if f.beats(&found.lines) {
                         found.lines = f;
                         found.lines_structured = structured;
                     }
-                    stop |= on_event(self, Event::LineEnd { heading });
+                    stop |= on_event(self, Event::LineEnd { heading, kind });
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
                 }
@@ -456,6 +419,8 @@ impl TextState {
                 word_from = i;
             }
             if self.line_len == LINE_BLOCK {
+                self.structure.block(&self.line);
+                self.novelty.read(&self.line);
                 self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
                 self.line_len = 0;
             }
@@ -574,44 +539,18 @@ impl TextState {
     /// The line's indentation, lead and first word are known: nothing more is read for them.
     #[inline]
     fn head_settled(&self) -> bool {
-        self.lead_len == 3 && !self.first_word_open
+        self.structure.head_settled()
     }
 
     /// Reads bytes without white space into the line's lead and first word.
     fn line_head(&mut self, seg: &[u8]) {
-        let Some(&last) = seg.last() else {
-            return;
-        };
-        if self.lead_len < 3 {
-            let k = (3 - self.lead_len).min(seg.len());
-            self.lead[self.lead_len..self.lead_len + k].copy_from_slice(&seg[..k]);
-            self.lead_len += k;
-            if self.lead_len == 3 {
-                // No white space in it (that would be a bullet, "*  item"): a drawn rule.
-                self.lead_rule = self.lead.iter().all(|&b| CLASS[b as usize] & SPACE == 0)
-                    && is_rule_text([&self.lead, &[]]);
-            }
-        }
-        if self.first_word_open {
-            self.first_word_colon = last == b':';
-            self.first_word_star |= memchr::memchr(b'*', seg).is_some();
-        }
-        self.judge_line();
+        self.structure.head(seg);
     }
 
     /// Reads one white-space byte other than a newline into the line's indentation, lead and
     /// first word.
     fn line_space(&mut self, b: u8) {
-        if self.lead_len == 0 {
-            self.line_indent += if b == b'\t' { 4 } else { 1 };
-        } else {
-            if self.lead_len < 3 {
-                self.lead[self.lead_len] = b;
-                self.lead_len += 1;
-            }
-            self.first_word_open = false;
-        }
-        self.judge_line();
+        self.structure.space(b);
     }
 
     /// Ends the word being read, if any, as a symbol. Returns what `on_event` returned.
@@ -642,29 +581,21 @@ impl TextState {
         self.line_len = 0;
         self.line_hash = 0;
         self.line_letters = 0;
-        self.lead_len = 0;
-        self.lead_rule = false;
-        self.line_indent = 0;
-        self.first_word_open = true;
-        self.first_word_colon = false;
-        self.first_word_star = false;
     }
 
-    /// Ends the line being read (the next begins at byte `next`); returns the line engine's
-    /// evidence and whether the line was code or a table row.
-    fn end_line(&mut self, next: u64) -> (Finding, bool) {
-        let lead = &self.lead[..self.lead_len];
-        let fence = lead == b"```" || lead == b"~~~";
-        self.in_table = lead.first() == Some(&b'|');
-        let structured = fence || self.structured();
-        if fence {
-            self.in_fence = !self.in_fence;
-        }
+    /// Ends the line being read (the next begins at byte `next`; `last` is its last visible
+    /// byte); returns the line engine's evidence, whether the line was code or a table row,
+    /// and its kind.
+    fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind) {
+        let indent = self.structure.indent();
+        let (kind, structured) = self.structure.end_line(&self.line[..self.line_len], last);
+        self.novelty.read(&self.line[..self.line_len]);
+        self.novelty.end_word();
         let mut f = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
             let h = fold(
                 fold(self.line_hash, hash_folded(&mut self.line, self.line_len)),
-                self.line_indent as u64,
+                indent as u64,
             );
             let n = self.lines.pos();
             self.line_starts[n as usize % LINES] = self.line_start as u32;
@@ -673,9 +604,8 @@ impl TextState {
             }
         }
         self.clear_line();
-        self.judge_line();
         self.line_start = next;
-        (f, structured)
+        (f, structured, kind)
     }
 
     /// The strongest character run ending at byte `now`.

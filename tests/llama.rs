@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 mod tools;
 use tools::{root, succeed};
 
-const LOOPING: &str = "Write a short essay about the ocean.";
+const LOOPING: &str = "Write a Rust program that reads lines from stdin and prints them reversed.";
 const NORMAL: &str = "Write a Rust function that reverses a linked list.";
 const BUDGET: u32 = 400;
 

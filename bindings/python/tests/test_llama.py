@@ -13,8 +13,8 @@ import pytest
 
 from conftest import REQUIRE
 
-LOOPING = "Write a short essay about the ocean."
-NORMAL = ["What are black holes?", "Count from one to thirty in words."]
+LOOPING = "Write a Rust program that reads lines from stdin and prints them reversed."
+NORMAL = ["What is photosynthesis?", "Give me three tips for better sleep.", "Explain recursion with an example."]
 BUDGET = 400
 
 

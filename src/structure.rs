@@ -1,0 +1,360 @@
+//! The structure model of a text stream: what kind of line is being read — prose, a list
+//! item, a heading, a field, a rule, a table row, code, a comment, markup or data — and
+//! whether the lines around it are code.
+//!
+//! People repeat themselves on purpose in structured text: parallel declarations, tables of
+//! constants, changelog entries, licence fields. A loop detector must not count that as a
+//! model going round in circles, so the stream's detectors ask this model what they are
+//! looking at. It reads language-agnostic cues only: indentation, the first bytes of a line
+//! and its first word (known early, while the line is read), and at the end of the line its
+//! make-up (letters, digits, brackets and operators, how it ends). Updates are O(1) per byte
+//! at the head of a line and per 64-byte block after it, and nothing is allocated.
+
+use crate::text::{is_rule_text, CLASS, SPACE};
+
+const CODE_REGIONS: bool = true;
+
+/// What a line is, once it has ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    /// Nothing visible.
+    #[default]
+    Blank,
+    /// Sentences.
+    Prose,
+    /// A bullet item (`* `, `- `, `+ `).
+    ListItem,
+    /// A line that ends with `:` and introduces what follows.
+    Heading,
+    /// `Name: value` (licence stanzas, headers).
+    Field,
+    /// A drawn rule (`---`, `━━━`).
+    Rule,
+    /// A markdown table row.
+    TableRow,
+    /// Code: inside a fence, indented in a code region, or shaped like code (brackets,
+    /// operators, a statement end).
+    Code,
+    /// A comment line (`//`, `#`, `--`, `;`, `**`, `/*`).
+    Comment,
+    /// Markup: a line that opens with a tag or other markup (`<`, `@`, `>>>`).
+    Markup,
+    /// Numbers more than words (tables of constants, dates, versions).
+    Data,
+}
+
+impl LineKind {
+    /// Regular structure: repetition here is how such text is written, not a loop.
+    pub fn is_structured(self) -> bool {
+        matches!(
+            self,
+            LineKind::TableRow | LineKind::Code | LineKind::Comment | LineKind::Markup
+        )
+    }
+}
+
+/// Counts of a line's bytes, from which its make-up is judged when it ends (saturating: a
+/// line of more than 65535 bytes is judged by its ratios as they were then).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LineCues {
+    letters: u16,
+    digits: u16,
+    /// Brackets, operators and statement punctuation: `{}[]();=<>|&\`. Markdown's `*`, a
+    /// path's `/` and prose's `$` and `%` are not among them.
+    code_marks: u16,
+    visible: u16,
+}
+
+impl LineCues {
+    /// Counts a block of the line (any size; the line is read in blocks).
+    pub fn add(&mut self, block: &[u8]) {
+        let (mut letters, mut digits, mut marks, mut visible) = (0u32, 0u32, 0u32, 0u32);
+        for &b in block {
+            let c = CUE[b as usize];
+            letters += (c & LETTER) as u32;
+            digits += ((c & DIGIT) >> 1) as u32;
+            marks += ((c & MARK) >> 2) as u32;
+            visible += ((c & VISIBLE) >> 3) as u32;
+        }
+        let add = |a: u16, b: u32| (a as u32 + b).min(u16::MAX as u32) as u16;
+        self.letters = add(self.letters, letters);
+        self.digits = add(self.digits, digits);
+        self.code_marks = add(self.code_marks, marks);
+        self.visible = add(self.visible, visible);
+    }
+}
+
+const LETTER: u8 = 1;
+const DIGIT: u8 = 2;
+const MARK: u8 = 4;
+const VISIBLE: u8 = 8;
+
+/// Cue classes of bytes for [`LineCues`]. Bytes of multi-byte characters are letters.
+static CUE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = if c.is_ascii_alphabetic() || c >= 0x80 {
+            LETTER | VISIBLE
+        } else if c.is_ascii_digit() {
+            DIGIT | VISIBLE
+        } else if matches!(
+            c,
+            b'{' | b'}'
+                | b'['
+                | b']'
+                | b'('
+                | b')'
+                | b';'
+                | b'='
+                | b'<'
+                | b'>'
+                | b'|'
+                | b'&'
+                | b'\\'
+        ) {
+            MARK | VISIBLE
+        } else if c > b' ' && c < 0x7f {
+            VISIBLE
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
+
+/// Line-by-line structure of one stream.
+#[derive(Clone, Debug)]
+pub(crate) struct Structure {
+    /// The first three bytes after the indentation.
+    lead: [u8; 3],
+    lead_len: u8,
+    /// The lead is rule characters (`---`, `━`): the line is a drawn rule.
+    lead_rule: bool,
+    /// Indentation, in columns (a tab is four).
+    indent: u32,
+    /// The first word of the line is still being read; the last byte of it was ':'; it holds
+    /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
+    first_word_open: bool,
+    first_word_colon: bool,
+    first_word_star: bool,
+    cues: LineCues,
+    in_fence: bool,
+    in_table: bool,
+    /// Code lines in a row just before this one (blank lines neither break nor extend it).
+    code_run: u32,
+    /// What the line's head says so far (see `unprose` and `bullet`).
+    unprose: bool,
+    bullet: bool,
+}
+
+impl Structure {
+    pub fn new() -> Structure {
+        let mut s = Structure {
+            lead: [0; 3],
+            lead_len: 0,
+            lead_rule: false,
+            indent: 0,
+            first_word_open: true,
+            first_word_colon: false,
+            first_word_star: false,
+            cues: LineCues::default(),
+            in_fence: false,
+            in_table: false,
+            code_run: 0,
+            unprose: false,
+            bullet: false,
+        };
+        s.judge_head();
+        s
+    }
+
+    /// Forgets the stream, as if new.
+    pub fn reset(&mut self) {
+        *self = Structure::new();
+    }
+
+    /// The line's indentation, lead and first word are known: nothing more is read for them.
+    #[inline]
+    pub fn head_settled(&self) -> bool {
+        self.lead_len == 3 && !self.first_word_open
+    }
+
+    /// Inside a code fence, a table or an indented line: thresholds stretch.
+    pub fn structured(&self) -> bool {
+        self.in_fence || self.in_table || self.indent >= 4
+    }
+
+    /// Inside a code fence, a table, a line that begins with white space, a `field:` line, a
+    /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a date
+    /// or a version) or with a drawn rule (`---`, `━━━`), or a line in a run of code: repetition
+    /// there (code, changelog entries, licence fields, doctests, HTML) does not count towards a
+    /// near loop. Prose, list items and quotes count.
+    #[inline]
+    pub fn unprose(&self) -> bool {
+        self.unprose
+    }
+
+    /// The line is a bullet item (`* `, `- `, `+ `).
+    #[inline]
+    pub fn bullet(&self) -> bool {
+        self.bullet
+    }
+
+    /// Indentation of the line being read, in columns.
+    pub fn indent(&self) -> u32 {
+        self.indent
+    }
+
+    /// Works out `unprose` and `bullet` again, after what they depend on changed (the line's
+    /// lead, indentation and first word, fences and tables): once per word at most.
+    fn judge_head(&mut self) {
+        let field = self.first_word_colon & !self.first_word_star;
+        let markup = match self.lead[..self.lead_len as usize] {
+            [] => false,
+            [b'>', b'>', ..] => true,
+            // A date, a version or a long number, not a list item ("12. ").
+            [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() => true,
+            [b, ..] => !(b.is_ascii_alphanumeric() || b >= 0x80 || b"*-+>\"'(_".contains(&b)),
+        };
+        self.unprose = self.in_fence
+            || self.in_table
+            || self.indent > 0
+            || field
+            || markup
+            || self.lead_rule
+            || (CODE_REGIONS && self.code_run > 0);
+        self.bullet = self.lead_len >= 2
+            && b"*-+".contains(&self.lead[0])
+            && CLASS[self.lead[1] as usize] & SPACE != 0;
+    }
+
+    /// Reads bytes without white space into the line's lead and first word.
+    pub fn head(&mut self, seg: &[u8]) {
+        let Some(&last) = seg.last() else {
+            return;
+        };
+        if self.lead_len < 3 {
+            let have = self.lead_len as usize;
+            let k = (3 - have).min(seg.len());
+            self.lead[have..have + k].copy_from_slice(&seg[..k]);
+            self.lead_len += k as u8;
+            if self.lead_len == 3 {
+                // No white space in it (that would be a bullet, "*  item"): a drawn rule.
+                self.lead_rule = self.lead.iter().all(|&b| CLASS[b as usize] & SPACE == 0)
+                    && is_rule_text([&self.lead, &[]]);
+            }
+        }
+        if self.first_word_open {
+            self.first_word_colon = last == b':';
+            self.first_word_star |= memchr::memchr(b'*', seg).is_some();
+        }
+        self.judge_head();
+    }
+
+    /// Reads one white-space byte other than a newline into the line's indentation, lead and
+    /// first word.
+    pub fn space(&mut self, b: u8) {
+        if self.lead_len == 0 {
+            self.indent += if b == b'\t' { 4 } else { 1 };
+        } else {
+            if self.lead_len < 3 {
+                self.lead[self.lead_len as usize] = b;
+                self.lead_len += 1;
+            }
+            self.first_word_open = false;
+        }
+        self.judge_head();
+    }
+
+    /// Counts a block of the line being read (its bytes, newline excluded).
+    pub fn block(&mut self, block: &[u8]) {
+        self.cues.add(block);
+    }
+
+    /// Ends the line, whose last visible byte is `last` (0 for none) and whose last block
+    /// `tail` has not been counted yet. Returns what it was and whether it counts as
+    /// structured for the line detectors (code, tables, indented text); the next line starts
+    /// afresh, in the region this one leaves.
+    pub fn end_line(&mut self, tail: &[u8], last: u8) -> (LineKind, bool) {
+        self.cues.add(tail);
+        let lead = &self.lead[..self.lead_len as usize];
+        let fence = lead == b"```" || lead == b"~~~";
+        self.in_table = lead.first() == Some(&b'|');
+        let structured = fence || self.structured();
+        let kind = self.kind(last, fence);
+        if fence {
+            self.in_fence = !self.in_fence;
+        }
+        match kind {
+            LineKind::Code => self.code_run += 1,
+            LineKind::Blank | LineKind::Comment | LineKind::Data => {}
+            _ => self.code_run = 0,
+        }
+        self.lead_len = 0;
+        self.lead_rule = false;
+        self.indent = 0;
+        self.first_word_open = true;
+        self.first_word_colon = false;
+        self.first_word_star = false;
+        self.cues = LineCues::default();
+        self.judge_head();
+        (kind, structured)
+    }
+
+    /// The kind of the line that is ending.
+    fn kind(&self, last: u8, fence: bool) -> LineKind {
+        let c = &self.cues;
+        let lead = &self.lead[..self.lead_len as usize];
+        if c.visible == 0 {
+            return LineKind::Blank;
+        }
+        if fence || self.in_fence {
+            return LineKind::Code;
+        }
+        if self.in_table || lead.first() == Some(&b'|') {
+            return LineKind::TableRow;
+        }
+        if self.lead_rule {
+            return LineKind::Rule;
+        }
+        if matches!(
+            lead,
+            [b'/', b'/', ..] | [b'-', b'-', b' ' | b'-'] | [b'/', b'*', ..]
+        ) || matches!(lead, [b'#', b' ' | b'!' | b'#', ..] if self.code_run > 0)
+            || matches!(lead, [b';', ..] | [b'*', b'*', ..] | [b'*', b' ', ..] if self.code_run > 0)
+        {
+            return LineKind::Comment;
+        }
+        if c.digits > c.letters && c.digits >= 4 {
+            return LineKind::Data;
+        }
+        // Code: a line that ends a statement or opens or closes a block, or with at least
+        // three brackets and operators making one in eight of its visible bytes; an indented
+        // line in a run of code.
+        let code_end = matches!(last, b';' | b'{' | b'}' | b'(' | b'[' | b']' | b'\\');
+        let marked = c.code_marks >= 3 && c.code_marks as u32 * 8 >= c.visible as u32;
+        if code_end || marked || (self.indent > 0 && self.code_run > 0) {
+            return if matches!(lead.first(), Some(b'<' | b'@')) {
+                LineKind::Markup
+            } else {
+                LineKind::Code
+            };
+        }
+        if self.first_word_colon && !self.first_word_star {
+            return LineKind::Field;
+        }
+        if self.bullet {
+            return LineKind::ListItem;
+        }
+        if last == b':' {
+            return LineKind::Heading;
+        }
+        if matches!(lead.first(), Some(b'<' | b'@')) || lead.starts_with(b">>") {
+            return LineKind::Markup;
+        }
+        LineKind::Prose
+    }
+}
