@@ -276,15 +276,20 @@ impl Structure {
 
     /// Ends the line, whose last visible byte is `last` (0 for none) and whose last block
     /// `tail` has not been counted yet. Returns what it was and whether it counts as
-    /// structured for the line detectors (code, tables, indented text); the next line starts
-    /// afresh, in the region this one leaves.
+    /// structured for the line detectors (anything but prose, list items and headings, or an
+    /// indented line); the next line starts afresh, in the region this one leaves.
     pub fn end_line(&mut self, tail: &[u8], last: u8) -> (LineKind, bool) {
         self.cues.add(tail);
         let lead = &self.lead[..self.lead_len as usize];
         let fence = lead == b"```" || lead == b"~~~";
         self.in_table = lead.first() == Some(&b'|');
-        let structured = fence || self.structured();
         let kind = self.kind(last, fence);
+        let structured = fence
+            || self.structured()
+            || !matches!(
+                kind,
+                LineKind::Prose | LineKind::ListItem | LineKind::Heading | LineKind::Blank
+            );
         if fence {
             self.in_fence = !self.in_fence;
         }

