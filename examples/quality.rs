@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example quality -- [--preset NAME] [--mode pieces|ids|text] [--verbose]
-//!     [--labels LABELS.jsonl | --unlabelled] [--set FIELD=VALUE]... FILE.jsonl...
+//!     [--labels LABELS.jsonl | --unlabelled] [--set FIELD=VALUE]... [--warnings] FILE.jsonl...
 //! ```
 //!
 //! Each line of FILE is a record with `token_ids` (and `pieces`) or `text`. Labels come from
@@ -48,6 +48,7 @@ fn main() {
     let mut preset = Preset::Balanced;
     let mut mode = Mode::Pieces;
     let mut verbose = false;
+    let mut warn_kinds = false;
     let mut labels_path = None;
     let mut files = Vec::new();
     let mut overrides = Vec::new();
@@ -75,6 +76,8 @@ fn main() {
             // Human text: no labeller, every record is normal.
             "--unlabelled" => labels_path = Some(String::new()),
             "--verbose" | "-v" => verbose = true,
+            // The first warning of every record that warns, with its kind.
+            "--warnings" => warn_kinds = true,
             _ => files.push(a),
         }
     }
@@ -117,6 +120,14 @@ fn main() {
             let t = tallies.entry(name.clone()).or_default();
             t.streams += 1;
             t.tokens += n;
+            if let Some(w) = first_warn.filter(|_| warn_kinds) {
+                println!(
+                    "{name:9} WARN {id} at {} kind={} period={}",
+                    w.at,
+                    w.kind.as_str(),
+                    w.period
+                );
+            }
             if first_warn.is_some() {
                 t.warned += 1;
             }
@@ -189,7 +200,11 @@ fn main() {
 }
 
 /// Feeds one record; returns its length in symbols, the halt verdict and the first warning.
-fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict>, Option<u64>) {
+fn run(
+    guard: &mut StreamGuard,
+    rec: &Value,
+    mode: Mode,
+) -> (u64, Option<Verdict>, Option<Verdict>) {
     let ids: Vec<u32> = rec["token_ids"]
         .as_array()
         .map(|a| a.iter().map(|v| v.as_u64().unwrap_or(0) as u32).collect())
@@ -210,11 +225,15 @@ fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict
             .unwrap_or_default(),
     };
     let mut halt = None;
+    let mut warn: Option<Verdict> = None;
     if ids.is_empty() || mode == Mode::Text && pieces.is_empty() {
         let text = rec["text"].as_str().unwrap_or("");
         // Text-only records arrive in small chunks, as from a server's event stream.
         for chunk in text.as_bytes().chunks(16) {
             let v = guard.push_text(chunk);
+            if v.action == Action::Warn && warn.is_none() {
+                warn = Some(v);
+            }
             if v.action == Action::Halt {
                 halt = Some(v);
                 break;
@@ -229,7 +248,7 @@ fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict
         let n = guard.stats().symbols.max(1);
         // For text the "length" is in words; the labeler counts whitespace words the same way.
         let words = text.split_whitespace().count() as u64;
-        return (words.max(n), halt, guard.stats().first_warn_at);
+        return (words.max(n), halt, warn.or(halt));
     }
     for (i, &id) in ids.iter().enumerate() {
         let piece = pieces.get(i).map(|p| p.as_slice());
@@ -238,6 +257,9 @@ fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict
             Mode::Ids => guard.push_token(id, None),
             Mode::Text => guard.push_text(piece.unwrap_or_default()),
         };
+        if v.action == Action::Warn && warn.is_none() {
+            warn = Some(v);
+        }
         if v.action == Action::Halt {
             let mut v = v;
             if mode == Mode::Text {
@@ -248,7 +270,7 @@ fn run(guard: &mut StreamGuard, rec: &Value, mode: Mode) -> (u64, Option<Verdict
             break;
         }
     }
-    (ids.len() as u64, halt, guard.stats().first_warn_at)
+    (ids.len() as u64, halt, warn.or(halt))
 }
 
 fn unhex(s: &str) -> Vec<u8> {

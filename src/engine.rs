@@ -354,6 +354,12 @@ impl Engine {
         self.syms[at as usize & (self.syms.len() - 1)]
     }
 
+    /// The symbol pushed `back` pushes ago (1 is the last), while the ring holds it.
+    pub fn recent(&self, back: u64) -> Option<u32> {
+        (back >= 1 && back <= self.pos - self.floor && back <= self.syms.len() as u64)
+            .then(|| self.sym(self.pos - back))
+    }
+
     /// The evidence behind the last push that returned more than `Continue`.
     pub fn finding(&self) -> Finding {
         self.found

@@ -9,14 +9,20 @@
 //!
 //! Words are identifiers (letters, digits, `_` and non-ASCII bytes), so `foo(bar)` is two; a
 //! word of digits alone is read as one number, so a counter that steps (`== 39`, `== 40`) is
-//! not news. "Never seen" is approximate and bounded: two generations of a 1024-bit Bloom
+//! not news. "Never seen" is approximate and bounded: two generations of an 896-bit Bloom
 //! filter (two bits a word) remember every word of the last 128 to 256, so a loop whose copies
-//! hold up to 128 words is all "seen"; a word wrongly read as seen (under one in ten while a
+//! hold up to 128 words is all "seen"; a word wrongly read as seen (about one in ten while a
 //! generation fills) only makes a stream look a little less new. The rate is taken over the
 //! last 64 words. O(1) per byte, no allocation.
+//!
+//! The same pass watches names that grow: a name that is an earlier one plus a suffix
+//! (`to_f`, `to_f_with_c`, `to_f_with_c_with_c`), again and again, is a growing repeat — each
+//! copy the last one and a little more, which an exact-loop detector never sees.
 
 /// 64-bit words of one generation of the filter.
-const GEN_WORDS: usize = 16;
+const GEN_WORDS: usize = 14;
+/// Bits of one generation.
+const GEN_BITS: usize = GEN_WORDS * 64;
 /// Words written into a generation before the older one is cleared and takes its place.
 const GEN_SPAN: u8 = 128;
 /// Words the rate is taken over (one bit each).
@@ -39,6 +45,34 @@ pub(crate) struct Novelty {
     word_hash: u64,
     word_open: bool,
     word_digits: bool,
+    /// Bytes of the word being read (saturating), and which chain heads it begins with.
+    word_len: u16,
+    /// `word_len` at its last byte that is not a digit.
+    word_last_alpha: u16,
+    extends: u8,
+    /// Names that others grew from: the latest name of each chain, and how often it grew.
+    heads: [Head; HEADS],
+}
+
+/// Chains of growing names followed at once.
+const HEADS: usize = 2;
+/// Names shorter than this do not start or extend a chain (`i`, `x1`, `tmp`).
+const NAME_MIN: u16 = 8;
+/// Words read without the chain growing before it is forgotten.
+const CHAIN_IDLE: u8 = 96;
+
+/// The latest name of a chain of names, each an earlier one plus a suffix.
+#[derive(Clone, Copy, Debug, Default)]
+struct Head {
+    /// Its length and running hash (the low bits of the word hash before the final mix): a
+    /// word whose running hash equals it at this length begins with it.
+    len: u16,
+    hash: u32,
+    /// Times the chain grew, and words read since it last did.
+    grown: u8,
+    idle: u8,
+    /// Bytes the last growth added.
+    unit: u16,
 }
 
 /// The bytes words are made of.
@@ -57,6 +91,10 @@ impl Novelty {
             word_hash: 0,
             word_open: false,
             word_digits: true,
+            word_len: 0,
+            word_last_alpha: 0,
+            extends: 0,
+            heads: [Head::default(); HEADS],
         }
     }
 
@@ -81,6 +119,15 @@ impl Novelty {
                 self.word_hash = (self.word_hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
                 self.word_open = true;
                 self.word_digits &= b.is_ascii_digit();
+                self.word_len = self.word_len.saturating_add(1);
+                if !b.is_ascii_digit() {
+                    self.word_last_alpha = self.word_len;
+                }
+                for (k, h) in self.heads.iter().enumerate() {
+                    if h.len == self.word_len && h.hash == self.word_hash as u32 {
+                        self.extends |= 1 << k;
+                    }
+                }
             } else if self.word_open {
                 self.end_word();
             }
@@ -92,6 +139,7 @@ impl Novelty {
         if !self.word_open {
             return;
         }
+        self.grow();
         // Every number reads as the same word.
         let h = if self.word_digits {
             0x6e75_6d62
@@ -101,14 +149,69 @@ impl Novelty {
         self.word_hash = 0;
         self.word_open = false;
         self.word_digits = true;
+        self.word_len = 0;
+        self.word_last_alpha = 0;
+        self.extends = 0;
         let new = self.remember(h);
         self.window = (self.window << 1) | new as u64;
         self.words = (self.words + 1).min(NOVELTY_WINDOW as u8);
     }
 
+    /// The longest-growing chain of names: how often it grew, the bytes its last growth
+    /// added, and the length of its latest name.
+    pub fn growth(&self) -> (u32, u32, u32) {
+        let h = self
+            .heads
+            .iter()
+            .max_by_key(|h| h.grown)
+            .copied()
+            .unwrap_or_default();
+        (h.grown as u32, h.unit as u32, h.len as u32)
+    }
+
+    /// Ends the word being read for the chains of growing names: a name that begins with a
+    /// chain's latest and is at least two bytes longer extends it; one that extends none
+    /// starts a chain in place of the idlest. A suffix of digits only is not growth.
+    fn grow(&mut self) {
+        for h in &mut self.heads {
+            h.idle = h.idle.saturating_add(1);
+            if h.idle > CHAIN_IDLE {
+                *h = Head::default();
+            }
+        }
+        if self.word_len < NAME_MIN || self.word_digits {
+            return;
+        }
+        let (len, hash) = (self.word_len, self.word_hash as u32);
+        for (k, h) in self.heads.iter_mut().enumerate() {
+            if h.len == len && h.hash == hash {
+                // The chain's latest name again: neither growth nor a new chain.
+                h.idle = 0;
+                return;
+            }
+            // A suffix of digits is a counter (`handler1`, `handler12`), not growth.
+            if self.extends & (1 << k) != 0 && len >= h.len + 2 && self.word_last_alpha > h.len {
+                (h.unit, h.len, h.hash) = (len - h.len, len, hash);
+                h.grown = h.grown.saturating_add(1);
+                h.idle = 0;
+                return;
+            }
+        }
+        let idlest = self
+            .heads
+            .iter_mut()
+            .max_by_key(|h| (h.len == 0, h.idle))
+            .expect("heads");
+        *idlest = Head {
+            len,
+            hash,
+            ..Head::default()
+        };
+    }
+
     /// Records word `h`; returns whether it was new (in neither generation).
     fn remember(&mut self, h: u64) -> bool {
-        let bits = [(h >> 10) as usize % 1024, (h >> 42) as usize % 1024];
+        let bits = [(h >> 10) as usize % GEN_BITS, (h >> 42) as usize % GEN_BITS];
         let has = |g: usize| {
             let words = &self.seen[g * GEN_WORDS..(g + 1) * GEN_WORDS];
             bits.iter().all(|&b| words[b / 64] >> (b % 64) & 1 == 1)
@@ -158,6 +261,32 @@ mod tests {
         assert!(rate_after(&decls) >= 8, "{}", rate_after(&decls));
         // Until a window of words was read, everything counts as new.
         assert_eq!(rate_after("a b c"), NOVELTY_WINDOW);
+    }
+
+    #[test]
+    fn names_that_grow_are_told_from_names_that_differ() {
+        let grown = |text: &str| {
+            let mut n = Novelty::new();
+            n.read(text.as_bytes());
+            n.end_word();
+            n.growth().0
+        };
+        let mut text = String::new();
+        let mut name = String::from("celsius_to_fahrenheit");
+        for _ in 0..5 {
+            text += &format!("def {name}(c):\n    return {name}(c)\n\n");
+            name += "_with_c";
+        }
+        assert_eq!(grown(&text), 4);
+        assert_eq!(
+            grown("hero_env hero_env_env hero_env_env_env x hero_env_env_env_env"),
+            3
+        );
+        // Siblings and reuse are not growth; nor are short names or counters.
+        let siblings = "ltree_lt ltree_le ltree_eq ltree_ge ltree_gt ltree_ne ltree_cmp";
+        assert_eq!(grown(siblings), 0);
+        assert_eq!(grown("handler1 handler12 handler123 handler1234"), 0);
+        assert_eq!(grown("test_parse test_parse test_parse_empty"), 1);
     }
 
     #[test]

@@ -456,7 +456,7 @@ impl StreamGuard {
     #[inline(never)]
     fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
         let now = self.engine.pos();
-        let mut candidates: [Option<Verdict>; 3] = [None; 3];
+        let mut candidates: [Option<Verdict>; 4] = [None; 4];
         if sym_f.level > Action::Continue {
             candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
         }
@@ -465,6 +465,9 @@ impl StreamGuard {
         }
         if text.lines.level > Action::Continue {
             candidates[2] = Some(self.line_verdict(&text, sym, now));
+        }
+        if text.growth.level > Action::Continue {
+            candidates[3] = Some(self.char_verdict(text.growth, sym, now));
         }
         // Drop what an exempt pattern excuses; fuse the confidence of the rest.
         let mut best: Option<Verdict> = None;
@@ -538,22 +541,35 @@ impl StreamGuard {
                             Action::Continue
                         };
                         kind = LoopKind::CharRun;
-                    } else if action == Action::Halt && is_data(block_from(a, b, from, start)) {
+                    } else if is_data(block_from(a, b, from, start)) {
                         // A block without words — numbers, hex, a regex, base64 — is data,
                         // and tables of data repeat their values and rows: only a long run
-                        // of it halts, four times the span and one copy more.
+                        // of it halts, four times the span and one copy more, and it warns
+                        // half way there.
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
-                        if f.span < DATA_SPAN_FACTOR * s.halt_span.max(16)
-                            || copies <= s.halt_copies
-                        {
-                            action = Action::Warn;
-                        }
+                        let span = DATA_SPAN_FACTOR * s.halt_span.max(16);
+                        action = if f.span >= span && copies > s.halt_copies {
+                            action
+                        } else if f.span >= span / 2 {
+                            action.min(Action::Warn)
+                        } else {
+                            Action::Continue
+                        };
                     }
                 }
             }
             if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
                 kind = LoopKind::WordStutter;
+            }
+        }
+        // In structured text (code, markup, tables, fields) blocks recur by design: a block
+        // written twice, or one recurring from far back, is not a warning there. A loop
+        // warns once it has the copies a halt needs but for its span.
+        if action == Action::Warn && self.text.in_code() {
+            let s = &self.config.inner.settings;
+            if kind == LoopKind::LongRepeat || f.span / f.period.max(1) < s.halt_copies {
+                action = Action::Continue;
             }
         }
         Verdict {
@@ -596,20 +612,46 @@ impl StreamGuard {
         // people write out short ones (unrolled tables, macro arms, release links), models
         // run theirs to the token limit. Numbers that vary otherwise are a table of values or
         // a list of links.
-        let halt = !text.lines_structured
-            || (text.lines_numbers == Numbers::Ladder && lines >= LADDER_LINES);
+        // A one-line ladder whose counter sits in a name (`KEY_F7`, `handler12`) names
+        // something new on each line, as tables of constants do: it halts only once the text
+        // says nothing new. A block of several lines written out again and again with only a
+        // counter changed is not how people write.
+        let ladder = text.lines_numbers == Numbers::Ladder
+            && lines >= LADDER_LINES
+            && (text.lines_block || says_nothing_new(&self.text));
+        let halt = !text.lines_structured || ladder;
         let mut action = f.level;
         if action == Action::Halt && !halt {
             action = Action::Warn;
         }
-        if action == Action::Warn && lines >= LADDER_LINES && text.lines_numbers == Numbers::Ladder
-        {
+        // `line_halt_copies = 0` turns line halts off, ladders included.
+        let lines_halt = self.config.inner.settings.line_halt_copies > 0;
+        if action == Action::Warn && lines_halt && ladder {
             action = Action::Halt;
         }
+        // In structured text a warning too needs more than repetition, which is how such text
+        // is written: a ladder half way to its halt, or lines repeated exactly as often as
+        // prose lines halt.
+        if action == Action::Warn && text.lines_structured {
+            let copies = f.span / f.period.max(1);
+            let evidence = match text.lines_numbers {
+                Numbers::Ladder => lines >= LADDER_LINES / 2,
+                Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
+                Numbers::Varied | Numbers::Unknown => false,
+            };
+            if !evidence {
+                action = Action::Continue;
+            }
+        }
         let onset_byte = self.text.line_byte(f.onset);
+        let kind = if text.lines_numbers == Numbers::Ladder {
+            LoopKind::CounterLadder
+        } else {
+            f.kind
+        };
         Verdict {
             action,
-            kind: f.kind,
+            kind,
             unit: Unit::Line,
             period: f.period,
             repeats: f.repeats(),

@@ -63,6 +63,8 @@ pub(crate) struct LineCues {
     /// path's `/` and prose's `$` and `%` are not among them.
     code_marks: u16,
     visible: u16,
+    /// The first mark of the line is `=`, early in it: `name = value`, an assignment.
+    assigns: bool,
 }
 
 impl LineCues {
@@ -71,6 +73,10 @@ impl LineCues {
         let (mut letters, mut digits, mut marks, mut visible) = (0u32, 0u32, 0u32, 0u32);
         for &b in block {
             let c = CUE[b as usize];
+            if c & MARK != 0 && marks == 0 && self.code_marks == 0 {
+                let before = self.visible as u32 + visible;
+                self.assigns = b == b'=' && before > 0 && before <= 48;
+            }
             letters += (c & LETTER) as u32;
             digits += ((c & DIGIT) >> 1) as u32;
             marks += ((c & MARK) >> 2) as u32;
@@ -133,8 +139,8 @@ pub(crate) struct Structure {
     lead_len: u8,
     /// The lead is rule characters (`---`, `━`): the line is a drawn rule.
     lead_rule: bool,
-    /// Indentation, in columns (a tab is four).
-    indent: u32,
+    /// Indentation, in columns (a tab is four), at most 65535.
+    indent: u16,
     /// The first word of the line is still being read; the last byte of it was ':'; it holds
     /// a '*' (markdown emphasis, as in `**Step:**`, is prose rather than a field name).
     first_word_open: bool,
@@ -144,7 +150,10 @@ pub(crate) struct Structure {
     in_fence: bool,
     in_table: bool,
     /// Code lines in a row just before this one (blank lines neither break nor extend it).
-    code_run: u32,
+    code_run: u16,
+    /// The line before this one (blank lines aside) was structured: code, markup, a comment,
+    /// data, a field or a table row.
+    after_structured: bool,
     /// What the line's head says so far (see `unprose` and `bullet`).
     unprose: bool,
     bullet: bool,
@@ -164,6 +173,7 @@ impl Structure {
             in_fence: false,
             in_table: false,
             code_run: 0,
+            after_structured: false,
             unprose: false,
             bullet: false,
         };
@@ -203,9 +213,15 @@ impl Structure {
         self.bullet
     }
 
+    /// In a run of code lines, after another structured line (markup, data, fields), in a
+    /// fence, a table or an indented block: where blocks recur by design.
+    pub fn in_code(&self) -> bool {
+        self.code_run > 0 || self.after_structured || self.structured()
+    }
+
     /// Indentation of the line being read, in columns.
     pub fn indent(&self) -> u32 {
-        self.indent
+        self.indent as u32
     }
 
     /// Works out `unprose` and `bullet` again, after what they depend on changed (the line's
@@ -258,7 +274,7 @@ impl Structure {
     /// first word.
     pub fn space(&mut self, b: u8) {
         if self.lead_len == 0 {
-            self.indent += if b == b'\t' { 4 } else { 1 };
+            self.indent = self.indent.saturating_add(if b == b'\t' { 4 } else { 1 });
         } else {
             if self.lead_len < 3 {
                 self.lead[self.lead_len as usize] = b;
@@ -294,9 +310,13 @@ impl Structure {
             self.in_fence = !self.in_fence;
         }
         match kind {
-            LineKind::Code => self.code_run += 1,
+            LineKind::Code => self.code_run = self.code_run.saturating_add(1),
             LineKind::Blank | LineKind::Comment | LineKind::Data => {}
             _ => self.code_run = 0,
+        }
+        if kind != LineKind::Blank {
+            self.after_structured = kind.is_structured()
+                || matches!(kind, LineKind::Data | LineKind::Field | LineKind::Rule);
         }
         self.lead_len = 0;
         self.lead_rule = false;
@@ -340,8 +360,10 @@ impl Structure {
         // three brackets and operators making one in eight of its visible bytes; an indented
         // line in a run of code.
         let code_end = matches!(last, b';' | b'{' | b'}' | b'(' | b'[' | b']' | b'\\');
+        // `name = value` at the head of a line: an assignment, a setting.
+        let assignment = c.assigns && self.indent == 0 && !self.first_word_star;
         let marked = c.code_marks >= 3 && c.code_marks as u32 * 8 >= c.visible as u32;
-        if code_end || marked || (self.indent > 0 && self.code_run > 0) {
+        if code_end || marked || assignment || (self.indent > 0 && self.code_run > 0) {
             return if matches!(lead.first(), Some(b'<' | b'@')) {
                 LineKind::Markup
             } else {

@@ -25,6 +25,11 @@ pub(crate) const TEXT_RING: usize = 1024;
 pub(crate) const STARTS: usize = 320;
 /// Lines held by the line engine.
 const LINES: usize = 64;
+/// Times a chain of names grows (each an earlier one plus a suffix) before a warning, and
+/// before a halt: three names that grow can be a person's naming (`parse`, `parse_int`,
+/// `parse_int_radix`); five are a loop.
+const GROWTH_WARN: u32 = 2;
+const GROWTH_HALT: u32 = 4;
 /// Copies of a repeated block of lines whose numbers are compared, at most.
 const NUMBER_COPIES: usize = 6;
 /// Longest word hashed whole; longer runs are cut into pieces this long.
@@ -98,6 +103,12 @@ pub(crate) struct TextFinding {
     pub lines_structured: bool,
     /// How the numbers of the repeated lines change from copy to copy.
     pub lines_numbers: Numbers,
+    /// The repeated block holds lines of different shapes (at least half of its lines,
+    /// and two): a block of code written out again, not one line of a table repeated.
+    pub lines_block: bool,
+    /// Names that grow (unit: bytes; period is what the last growth added, span the latest
+    /// name's length, onset the line it is on).
+    pub growth: Finding,
 }
 
 /// How the numbers in the copies of a block of repeated lines (lines equal once their digits
@@ -119,7 +130,10 @@ impl TextFinding {
     /// The strongest action the text detectors reached.
     #[inline]
     pub fn level(&self) -> Action {
-        self.chars.level.max(self.lines.level)
+        self.chars
+            .level
+            .max(self.lines.level)
+            .max(self.growth.level)
     }
 }
 
@@ -245,6 +259,11 @@ impl TextState {
         self.structure.unprose()
     }
 
+    /// In a run of code lines, a fence, a table or an indented block.
+    pub fn in_code(&self) -> bool {
+        self.structure.in_code()
+    }
+
     /// The line is a bullet item (`* `, `- `, `+ `).
     #[inline]
     pub fn bullet(&self) -> bool {
@@ -293,11 +312,17 @@ impl TextState {
 
     /// Byte where line `line` (of the line engine) starts, if still remembered.
     pub fn line_byte(&self, line: u64) -> Option<u64> {
+        self.line_byte_before(line, self.bytes)
+    }
+
+    /// [`line_byte`](Self::line_byte) while a scan is under way: `end` is a byte read already
+    /// (the scan records how far it read only when it stops).
+    fn line_byte_before(&self, line: u64, end: u64) -> Option<u64> {
         let now = self.lines.pos();
         if line >= now || now - line > LINES as u64 {
             return None;
         }
-        Some(widen(self.line_starts[line as usize % LINES], self.bytes))
+        Some(widen(self.line_starts[line as usize % LINES], end))
     }
 
     /// The held bytes from `from` to the end, as two slices (the ring may wrap); `None` when
@@ -418,6 +443,7 @@ impl TextState {
                         .find(|&b| CLASS[b as usize] & SPACE == 0)
                         .unwrap_or(0);
                     let heading = last == b':';
+                    let line_start = self.line_start;
                     let (f, structured, kind) = self.end_line(base + i as u64, last);
                     halted |= f.level == Action::Halt;
                     if f.beats(&found.lines) {
@@ -425,6 +451,12 @@ impl TextState {
                         found.lines_structured = structured;
                         let copies = f.span / f.period.max(1);
                         found.lines_numbers = self.numbers(f.period, copies, base + i as u64);
+                        found.lines_block = self.block_of_shapes(f.period);
+                    }
+                    let g = self.growth_finding(line_start);
+                    halted |= g.level == Action::Halt;
+                    if g.beats(&found.growth) {
+                        found.growth = g;
                     }
                     stop |= on_event(self, Event::LineEnd { heading, kind });
                 } else if !self.head_settled() {
@@ -648,11 +680,11 @@ impl TextState {
         let mut held = 0;
         for k in 0..wanted {
             let kk = k as u64;
-            let from = self.line_byte(now - (kk + 1) * p);
+            let from = self.line_byte_before(now - (kk + 1) * p, end);
             let to = if k == 0 {
                 Some(end)
             } else {
-                self.line_byte(now - kk * p)
+                self.line_byte_before(now - kk * p, end)
             };
             let (Some(from), Some(to)) = (from, to) else {
                 break;
@@ -698,6 +730,46 @@ impl TextState {
             Numbers::Same
         } else {
             Numbers::Ladder
+        }
+    }
+
+    /// The newest copy of the repeated block of `period` lines holds at least two lines of
+    /// different shapes, and as many as half its lines.
+    fn block_of_shapes(&self, period: u32) -> bool {
+        let p = period.min(16) as usize;
+        let mut shapes = [0u32; 16];
+        let mut distinct = 0;
+        for back in 1..=p as u64 {
+            let Some(h) = self.lines.recent(back) else {
+                return false;
+            };
+            if !shapes[..distinct].contains(&h) {
+                shapes[distinct] = h;
+                distinct += 1;
+            }
+        }
+        distinct >= 2 && 2 * distinct >= p
+    }
+
+    /// Names growing, as the line that just ended (which began at byte `line_start`) leaves
+    /// them: a warning when a chain of names grew `GROWTH_WARN` times, a halt at
+    /// `GROWTH_HALT`.
+    fn growth_finding(&self, line_start: u64) -> Finding {
+        let (grown, unit, len) = self.novelty.growth();
+        let level = if grown >= GROWTH_HALT {
+            Action::Halt
+        } else if grown >= GROWTH_WARN {
+            Action::Warn
+        } else {
+            return Finding::default();
+        };
+        Finding {
+            level,
+            kind: LoopKind::GrowingRepeat,
+            period: unit.max(1),
+            span: len,
+            onset: line_start,
+            confidence: 1.0 - 0.5f32.powi(grown as i32),
         }
     }
 

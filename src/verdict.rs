@@ -68,6 +68,11 @@ pub enum LoopKind {
     WordStutter = 5,
     /// Lines, or a block of lines, repeated; digits are folded so counters do not hide it.
     RepeatedLines = 6,
+    /// Lines, or a block of lines, repeated with a counter that steps by the same amount
+    /// every copy (`== 39`, `== 40`, `== 41`).
+    CounterLadder = 7,
+    /// Names that grow, each an earlier one plus a suffix (`f_with_x`, `f_with_x_with_x`).
+    GrowingRepeat = 8,
 }
 
 impl LoopKind {
@@ -81,6 +86,8 @@ impl LoopKind {
             LoopKind::CharRun => "char_run",
             LoopKind::WordStutter => "word_stutter",
             LoopKind::RepeatedLines => "repeated_lines",
+            LoopKind::CounterLadder => "counter_ladder",
+            LoopKind::GrowingRepeat => "growing_repeat",
         }
     }
 }

@@ -104,6 +104,10 @@ pub enum lg_kind {
     LG_KIND_WORD_STUTTER = 5,
     /// Lines or a block of lines repeated (digits folded).
     LG_KIND_REPEATED_LINES = 6,
+    /// Lines repeated with a counter that steps every copy.
+    LG_KIND_COUNTER_LADDER = 7,
+    /// Names that grow, each an earlier one plus a suffix.
+    LG_KIND_GROWING_REPEAT = 8,
 }
 
 /// The unit of `lg_verdict.period` and `span`.
@@ -456,6 +460,8 @@ pub(crate) fn verdict_to_c(v: &Verdict) -> lg_verdict {
             LoopKind::CharRun => lg_kind::LG_KIND_CHAR_RUN,
             LoopKind::WordStutter => lg_kind::LG_KIND_WORD_STUTTER,
             LoopKind::RepeatedLines => lg_kind::LG_KIND_REPEATED_LINES,
+            LoopKind::CounterLadder => lg_kind::LG_KIND_COUNTER_LADDER,
+            LoopKind::GrowingRepeat => lg_kind::LG_KIND_GROWING_REPEAT,
         },
         unit: match v.unit {
             Unit::Symbol => lg_unit::LG_UNIT_SYMBOL,

@@ -53,7 +53,7 @@ ENUMS = {
     "lg_agent_preset": ["DEFAULT", "GEMINI_CLI", "OPENHANDS", "ROO_CODE", "CLINE"],
     "lg_kind": [
         "NONE", "EXACT_LOOP", "LONG_REPEAT", "NEAR_LOOP", "CHAR_RUN", "WORD_STUTTER",
-        "REPEATED_LINES",
+        "REPEATED_LINES", "COUNTER_LADDER", "GROWING_REPEAT",
     ],
     "lg_preset": ["STRICT", "BALANCED", "LENIENT"],
     "lg_status": [

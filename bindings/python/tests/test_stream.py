@@ -17,11 +17,11 @@ def sample():
 
 
 def test_real_generations_halt_where_the_rust_guard_does():
-    """The 40 bundled SmolLM2 generations: 23 halt, at the token the CLI reports."""
+    """The 40 bundled SmolLM2 generations: 22 halt, at the token the CLI reports."""
     cli = {
         "SmolLM2-135M-Instruct.Q4_1.gguf:p092:greedy": (59, 20, 7),
         "SmolLM2-135M-Instruct.Q4_1.gguf:p024:greedy": (90, 11, 1),
-        "SmolLM2-135M-Instruct.Q4_1.gguf:p046:greedy": (57, 18, 11),
+        "SmolLM2-135M-Instruct.Q4_1.gguf:p046:greedy": (177, 18, 11),
     }
     halts = 0
     with lg.StreamGuard() as g:
@@ -40,12 +40,12 @@ def test_real_generations_halt_where_the_rust_guard_does():
             assert g.repeated_text and g.describe().startswith("Halted at symbol")
             if rec["id"] in cli:
                 assert (halted_at, v.onset, v.period) == cli[rec["id"]]
-    assert halts == 23
+    assert halts == 22
 
 
 def test_verdict_details_clone_reset_and_stats():
     g = lg.StreamGuard(preset="strict")
-    block = [(100 + i, f" w{i}") for i in range(16)]
+    block = [(100 + i, f" word{i}") for i in range(16)]
     actions = [g.push(t, p) for t, p in block * 3]
     assert actions[-1] == Action.HALT and Action.WARN in actions
     v = g.verdict
