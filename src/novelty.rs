@@ -9,10 +9,10 @@
 //!
 //! Words are identifiers (letters, digits, `_` and non-ASCII bytes), so `foo(bar)` is two; a
 //! word of digits alone is read as one number, so a counter that steps (`== 39`, `== 40`) is
-//! not news. "Never seen" is approximate and bounded: two generations of an 896-bit Bloom
-//! filter (two bits a word) remember every word of the last 128 to 256, so a loop whose copies
-//! hold up to 128 words is all "seen"; a word wrongly read as seen (about one in ten while a
-//! generation fills) only makes a stream look a little less new. The rate is taken over the
+//! not news. "Never seen" is approximate and bounded: two generations of an 896-bit blocked
+//! Bloom filter (two bits of one 64-bit word a word) remember every word of the last 128 to
+//! 256, so a loop whose copies hold up to 128 words is all "seen"; a word wrongly read as seen
+//! (about one in eight while a generation fills) only makes a stream look a little less new. The rate is taken over the
 //! last 64 words. O(1) per byte, no allocation.
 //!
 //! The same pass watches names that grow: a name that is an earlier one plus a suffix
@@ -21,8 +21,6 @@
 
 /// 64-bit words of one generation of the filter.
 const GEN_WORDS: usize = 14;
-/// Bits of one generation.
-const GEN_BITS: usize = GEN_WORDS * 64;
 /// Words written into a generation before the older one is cleared and takes its place.
 const GEN_SPAN: u8 = 128;
 /// Words the rate is taken over (one bit each).
@@ -45,11 +43,11 @@ pub(crate) struct Novelty {
     word_hash: u64,
     word_open: bool,
     word_digits: bool,
-    /// Bytes of the word being read (saturating), and which chain heads it begins with.
+    /// Bytes of the word being read (saturating), and whether they all came in one read.
     word_len: u16,
-    /// `word_len` at its last byte that is not a digit.
-    word_last_alpha: u16,
-    extends: u8,
+    whole: bool,
+    /// Words read so far (wrapping), the clock of the chains.
+    words_read: u16,
     /// Names that others grew from: the latest name of each chain, and how often it grew.
     heads: [Head; HEADS],
 }
@@ -59,7 +57,21 @@ const HEADS: usize = 2;
 /// Names shorter than this do not start or extend a chain (`i`, `x1`, `tmp`).
 const NAME_MIN: u16 = 8;
 /// Words read without the chain growing before it is forgotten.
-const CHAIN_IDLE: u8 = 96;
+const CHAIN_IDLE: u16 = 96;
+/// Multiplier of the word hash (FNV-1a's prime).
+const ROLL: u64 = 0x100_0000_01b3;
+
+/// The bytes words are made of: ASCII letters and digits, `_`, and non-ASCII bytes.
+static WORD_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
 
 /// The latest name of a chain of names, each an earlier one plus a suffix.
 #[derive(Clone, Copy, Debug, Default)]
@@ -68,16 +80,11 @@ struct Head {
     /// word whose running hash equals it at this length begins with it.
     len: u16,
     hash: u32,
-    /// Times the chain grew, and words read since it last did.
+    /// Times the chain grew, and `words_read` when it last did (or started).
     grown: u8,
-    idle: u8,
+    at: u16,
     /// Bytes the last growth added.
     unit: u16,
-}
-
-/// The bytes words are made of.
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
 impl Novelty {
@@ -92,8 +99,8 @@ impl Novelty {
             word_open: false,
             word_digits: true,
             word_len: 0,
-            word_last_alpha: 0,
-            extends: 0,
+            whole: true,
+            words_read: 0,
             heads: [Head::default(); HEADS],
         }
     }
@@ -112,24 +119,35 @@ impl Novelty {
         self.window.count_ones()
     }
 
-    /// Reads bytes of the stream's text; a word may continue in the next call.
-    pub fn read(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            if is_word_byte(b) {
-                self.word_hash = (self.word_hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    /// Reads bytes of the stream's text; a word may continue in the next call, unless
+    /// `ends` says the text ends (a line) after them.
+    pub fn read(&mut self, bytes: &[u8], ends: bool) {
+        let mut i = 0;
+        while i < bytes.len() {
+            // The word bytes from `i` on, hashed in a loop of two operations a byte.
+            let start = i;
+            let mut hash = self.word_hash;
+            while i < bytes.len() && WORD_BYTE[bytes[i] as usize] {
+                hash = (hash ^ bytes[i] as u64).wrapping_mul(ROLL);
+                i += 1;
+            }
+            if i > start {
+                let part = &bytes[start..i];
+                // A word wholly in this read can be checked against the chains of names;
+                // one split across reads (rare: lines are read in blocks) is not.
+                self.whole &= !self.word_open;
                 self.word_open = true;
-                self.word_digits &= b.is_ascii_digit();
-                self.word_len = self.word_len.saturating_add(1);
-                if !b.is_ascii_digit() {
-                    self.word_last_alpha = self.word_len;
+                self.word_hash = hash;
+                self.word_len = self.word_len.saturating_add(part.len() as u16);
+                self.word_digits &= part.iter().all(u8::is_ascii_digit);
+                if (i < bytes.len() || ends) && self.whole {
+                    self.grow(part);
                 }
-                for (k, h) in self.heads.iter().enumerate() {
-                    if h.len == self.word_len && h.hash == self.word_hash as u32 {
-                        self.extends |= 1 << k;
-                    }
-                }
-            } else if self.word_open {
+            }
+            if i < bytes.len() {
+                // A byte that ends the word.
                 self.end_word();
+                i += 1;
             }
         }
     }
@@ -139,7 +157,6 @@ impl Novelty {
         if !self.word_open {
             return;
         }
-        self.grow();
         // Every number reads as the same word.
         let h = if self.word_digits {
             0x6e75_6d62
@@ -150,8 +167,8 @@ impl Novelty {
         self.word_open = false;
         self.word_digits = true;
         self.word_len = 0;
-        self.word_last_alpha = 0;
-        self.extends = 0;
+        self.whole = true;
+        self.words_read = self.words_read.wrapping_add(1);
         let new = self.remember(h);
         self.window = (self.window << 1) | new as u64;
         self.words = (self.words + 1).min(NOVELTY_WINDOW as u8);
@@ -169,54 +186,67 @@ impl Novelty {
         (h.grown as u32, h.unit as u32, h.len as u32)
     }
 
-    /// Ends the word being read for the chains of growing names: a name that begins with a
-    /// chain's latest and is at least two bytes longer extends it; one that extends none
-    /// starts a chain in place of the idlest. A suffix of digits only is not growth.
-    fn grow(&mut self) {
+    /// Checks the word `word` (whole, just read) against the chains of growing names: a name
+    /// that begins with a chain's latest and is at least two bytes longer extends it (a
+    /// suffix of digits only is a counter, not growth); one that extends none starts a chain
+    /// in place of the idlest. Names shorter than `NAME_MIN` are left alone, so the cost is
+    /// a rehash of a prefix of the few long names.
+    fn grow(&mut self, word: &[u8]) {
+        let len = word.len() as u16;
+        if len < NAME_MIN || self.word_digits {
+            return;
+        }
+        let now = self.words_read;
         for h in &mut self.heads {
-            h.idle = h.idle.saturating_add(1);
-            if h.idle > CHAIN_IDLE {
+            if now.wrapping_sub(h.at) > CHAIN_IDLE {
                 *h = Head::default();
             }
         }
-        if self.word_len < NAME_MIN || self.word_digits {
-            return;
-        }
-        let (len, hash) = (self.word_len, self.word_hash as u32);
-        for (k, h) in self.heads.iter_mut().enumerate() {
-            if h.len == len && h.hash == hash {
-                // The chain's latest name again: neither growth nor a new chain.
-                h.idle = 0;
-                return;
+        let hash = self.word_hash as u32;
+        for h in &mut self.heads {
+            if h.len == 0 || h.len > len {
+                continue;
             }
-            // A suffix of digits is a counter (`handler1`, `handler12`), not growth.
-            if self.extends & (1 << k) != 0 && len >= h.len + 2 && self.word_last_alpha > h.len {
-                (h.unit, h.len, h.hash) = (len - h.len, len, hash);
+            if h.len == len {
+                if h.hash == hash {
+                    // The chain's latest name again: neither growth nor a new chain.
+                    h.at = now;
+                    return;
+                }
+                continue;
+            }
+            let prefix = &word[..h.len as usize];
+            let prefix_hash = prefix
+                .iter()
+                .fold(0u64, |a, &b| (a ^ b as u64).wrapping_mul(ROLL))
+                as u32;
+            let suffix_has_letters = word[h.len as usize..].iter().any(|b| !b.is_ascii_digit());
+            if prefix_hash == h.hash && len >= h.len + 2 && suffix_has_letters {
+                (h.unit, h.len, h.hash, h.at) = (len - h.len, len, hash, now);
                 h.grown = h.grown.saturating_add(1);
-                h.idle = 0;
                 return;
             }
         }
         let idlest = self
             .heads
             .iter_mut()
-            .max_by_key(|h| (h.len == 0, h.idle))
+            .min_by_key(|h| (h.len != 0, h.at.wrapping_sub(now)))
             .expect("heads");
         *idlest = Head {
             len,
             hash,
+            at: now,
             ..Head::default()
         };
     }
 
     /// Records word `h`; returns whether it was new (in neither generation).
     fn remember(&mut self, h: u64) -> bool {
-        let bits = [(h >> 10) as usize % GEN_BITS, (h >> 42) as usize % GEN_BITS];
-        let has = |g: usize| {
-            let words = &self.seen[g * GEN_WORDS..(g + 1) * GEN_WORDS];
-            bits.iter().all(|&b| words[b / 64] >> (b % 64) & 1 == 1)
-        };
-        let new = !has(0) && !has(1);
+        // A blocked filter: one 64-bit word of each generation holds the word's two bits.
+        let w = (((h >> 32) * GEN_WORDS as u64) >> 32) as usize;
+        let mask = (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63));
+        let seen = |g: usize| self.seen[g * GEN_WORDS + w] & mask == mask;
+        let new = !seen(0) && !seen(1);
         if self.gen_words == GEN_SPAN {
             // The older generation is forgotten and takes the new words from now on.
             self.cur ^= 1;
@@ -224,11 +254,7 @@ impl Novelty {
             self.seen[g * GEN_WORDS..(g + 1) * GEN_WORDS].fill(0);
             self.gen_words = 0;
         }
-        let g = self.cur as usize;
-        let words = &mut self.seen[g * GEN_WORDS..(g + 1) * GEN_WORDS];
-        for b in bits {
-            words[b / 64] |= 1 << (b % 64);
-        }
+        self.seen[self.cur as usize * GEN_WORDS + w] |= mask;
         self.gen_words += 1;
         new
     }
@@ -240,7 +266,7 @@ mod tests {
 
     fn rate_after(text: &str) -> u32 {
         let mut n = Novelty::new();
-        n.read(text.as_bytes());
+        n.read(text.as_bytes(), true);
         n.end_word();
         n.new_words()
     }
@@ -267,7 +293,7 @@ mod tests {
     fn names_that_grow_are_told_from_names_that_differ() {
         let grown = |text: &str| {
             let mut n = Novelty::new();
-            n.read(text.as_bytes());
+            n.read(text.as_bytes(), true);
             n.end_word();
             n.growth().0
         };
@@ -292,10 +318,10 @@ mod tests {
     #[test]
     fn words_split_across_reads_are_one_word() {
         let mut a = Novelty::new();
-        a.read(b"alpha beta gamma ".repeat(30).as_slice());
+        a.read(b"alpha beta gamma ".repeat(30).as_slice(), false);
         let mut b = Novelty::new();
         for chunk in b"alpha beta gamma ".repeat(30).chunks(5) {
-            b.read(chunk);
+            b.read(chunk, false);
         }
         assert_eq!(a.window, b.window);
         // A long word is one word, and the same one each time.

@@ -70,25 +70,51 @@ pub(crate) struct LineCues {
 impl LineCues {
     /// Counts a block of the line (any size; the line is read in blocks).
     pub fn add(&mut self, block: &[u8]) {
-        let (mut letters, mut digits, mut marks, mut visible) = (0u32, 0u32, 0u32, 0u32);
-        for &b in block {
-            let c = CUE[b as usize];
-            if c & MARK != 0 && marks == 0 && self.code_marks == 0 {
-                let before = self.visible as u32 + visible;
-                self.assigns = b == b'=' && before > 0 && before <= 48;
+        for part in block.chunks(LANE_MAX) {
+            if self.code_marks == 0 {
+                // The line's first mark, and how much came before it: `name = value`.
+                if let Some(i) = part.iter().position(|&b| CUE[b as usize] & MARK != 0) {
+                    let before = self.visible as u32 + lane(count(&part[..i]), 3);
+                    self.assigns = part[i] == b'=' && before > 0 && before <= 48;
+                }
             }
-            letters += (c & LETTER) as u32;
-            digits += ((c & DIGIT) >> 1) as u32;
-            marks += ((c & MARK) >> 2) as u32;
-            visible += ((c & VISIBLE) >> 3) as u32;
+            let sums = count(part);
+            let add = |a: u16, k: u32| (a as u32 + lane(sums, k)).min(u16::MAX as u32) as u16;
+            self.letters = add(self.letters, 0);
+            self.digits = add(self.digits, 1);
+            self.code_marks = add(self.code_marks, 2);
+            self.visible = add(self.visible, 3);
         }
-        let add = |a: u16, b: u32| (a as u32 + b).min(u16::MAX as u32) as u16;
-        self.letters = add(self.letters, letters);
-        self.digits = add(self.digits, digits);
-        self.code_marks = add(self.code_marks, marks);
-        self.visible = add(self.visible, visible);
     }
 }
+
+/// Bytes summed in one go: each lane of the sum holds at most this many.
+const LANE_MAX: usize = 4096;
+
+/// The cue counts of `bytes` (at most `LANE_MAX`), one 16-bit lane each: letters, digits,
+/// marks, visible bytes. One table load and one addition a byte.
+#[inline]
+fn count(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .fold(0u64, |acc, &b| acc + CUE_LANES[b as usize])
+}
+
+fn lane(sums: u64, k: u32) -> u32 {
+    (sums >> (16 * k)) as u16 as u32
+}
+
+/// `CUE` spread into the lanes `count` sums.
+static CUE_LANES: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = CUE[b] as u64;
+        t[b] = (c & 1) | ((c >> 1) & 1) << 16 | ((c >> 2) & 1) << 32 | ((c >> 3) & 1) << 48;
+        b += 1;
+    }
+    t
+};
 
 const LETTER: u8 = 1;
 const DIGIT: u8 = 2;

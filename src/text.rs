@@ -473,7 +473,7 @@ impl TextState {
             }
             if self.line_len == LINE_BLOCK {
                 self.structure.block(&self.line);
-                self.novelty.read(&self.line);
+                self.novelty.read(&self.line, false);
                 self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
                 self.line_len = 0;
             }
@@ -642,7 +642,7 @@ impl TextState {
     fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind) {
         let indent = self.structure.indent();
         let (kind, structured) = self.structure.end_line(&self.line[..self.line_len], last);
-        self.novelty.read(&self.line[..self.line_len]);
+        self.novelty.read(&self.line[..self.line_len], true);
         self.novelty.end_word();
         let mut f = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
