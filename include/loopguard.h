@@ -122,6 +122,8 @@ enum lg_agent_kind
   LG_AGENT_KIND_RUNAWAY_TEXT = 14,
   // Replies the harness rejected, one after another (`lg_agent_reject`).
   LG_AGENT_KIND_REJECTED_REPLIES = 15,
+  // One tool failing again and again, whatever the errors.
+  LG_AGENT_KIND_FAILURE_STREAK = 16,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_agent_kind;
@@ -452,6 +454,8 @@ typedef struct lg_agent_config {
   const struct lg_str *shell_tools;
   // Number of shell tool names (at most 64).
   size_t shell_tools_len;
+  // Failures of one tool in a row, whatever the errors.
+  struct lg_thresholds failure_streak;
 } lg_agent_config;
 
 // The answer to an agent event. Set `struct_size` to `sizeof(lg_agent_verdict)` first.
@@ -505,7 +509,7 @@ typedef struct lg_agent_stats {
   uint32_t highest_strike;
   // Detections per `lg_agent_kind`, indexed by its value (a struct from an older header
   // holds the first 15).
-  uint64_t by_kind[16];
+  uint64_t by_kind[17];
   // Replies the harness rejected (`lg_agent_reject`).
   uint64_t rejections;
 } lg_agent_stats;

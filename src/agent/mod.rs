@@ -54,7 +54,7 @@ pub use settings::{
 use self::args::{digest, Sketch};
 use self::chant::Chant;
 use self::shell::ShellEffect;
-use self::text::{failure_fingerprint, result_fingerprint, WordSet};
+use self::text::{failure_fingerprint, reported_failure, result_fingerprint, ArgWords, WordSet};
 use crate::{Action, StreamGuard};
 
 /// The longest cycle the guard can track.
@@ -101,6 +101,8 @@ pub enum AgentLoopKind {
     RunawayText = 14,
     /// Replies the harness rejected, one after another (no tool call, or several).
     RejectedReplies = 15,
+    /// One tool failing again and again, whatever the errors, with nothing written between.
+    FailureStreak = 16,
 }
 
 impl AgentLoopKind {
@@ -123,6 +125,7 @@ impl AgentLoopKind {
             AgentLoopKind::ContentChanting => "content_chanting",
             AgentLoopKind::RunawayText => "runaway_text",
             AgentLoopKind::RejectedReplies => "rejected_replies",
+            AgentLoopKind::FailureStreak => "failure_streak",
         }
     }
 }
@@ -238,7 +241,7 @@ pub struct AgentStats {
     /// Highest strike count reached.
     pub highest_strike: u32,
     /// Detections per [`AgentLoopKind`], indexed by its value.
-    pub by_kind: [u64; 16],
+    pub by_kind: [u64; 17],
     /// Calls whose arguments were not valid JSON.
     pub invalid_args: u64,
     /// Replies the harness rejected ([`AgentGuard::reject`]).
@@ -269,6 +272,10 @@ struct CallRec {
     wrote: bool,
     /// The guard's `version` when the call was made: the state of the files it saw.
     version: u64,
+    /// Its arguments are a shell command line.
+    shell: bool,
+    /// The words of its arguments, folded out of its errors.
+    arg_words: ArgWords,
     /// The tool's own thresholds for repeated calls.
     repeats: Option<Thresholds>,
     label: String,
@@ -580,6 +587,8 @@ impl AgentGuard {
             progress,
             wrote: false,
             version: self.version,
+            shell: shell_tool,
+            arg_words: ArgWords::of(args),
             repeats: policy.and_then(|p| p.repeats),
             label,
         });
@@ -617,9 +626,23 @@ impl AgentGuard {
         };
         self.last_tool_ms = self.now_ms;
         let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
-        let error = error.filter(|e| !text::trim_ascii(e).is_empty());
-        let err_fp =
-            error.map(|e| failure_fingerprint(e, output.unwrap_or_default(), &mut self.scratch));
+        let mut error = error.filter(|e| !text::trim_ascii(e).is_empty());
+        if error.is_none() && self.calls[me].shell {
+            // A shell command whose output reports a failure failed, flagged or not.
+            error = reported_failure(output.unwrap_or_default());
+        }
+        // A failure that says nothing but its exit status, with nothing printed (`grep`
+        // finding no match), is no more evidence than an empty success.
+        if error.is_some_and(text::says_only_status)
+            && text::says_nothing(output.unwrap_or_default())
+            && s_results_are_progress(&self.config)
+        {
+            error = None;
+        }
+        let err_fp = error.map(|e| {
+            let args = &self.calls[me].arg_words;
+            failure_fingerprint(e, output.unwrap_or_default(), args, &mut self.scratch)
+        });
         let config = self.config.clone();
         let s = &config.inner.settings;
         // An empty success (`mkdir`, a heredoc, `sed -i`: nothing printed, whatever markup
@@ -665,6 +688,7 @@ impl AgentGuard {
             if err_fp.is_some() && !self.calls[me].failure_tolerant {
                 self.same_error(s, me, &mut found);
                 self.whack_a_mole(s, me, &mut found);
+                self.failure_streak(s, me, &mut found);
             }
             if err_fp.is_none() {
                 self.same_result(s, me, &mut found);
@@ -1218,6 +1242,42 @@ impl AgentGuard {
         }
     }
 
+    /// The tool has failed at every call since its last success (and the last write), whatever
+    /// the errors: trying one variant after another of something that cannot work here.
+    fn failure_streak(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let t = s.failure_streak;
+        if t.is_off() {
+            return;
+        }
+        let tool = self.calls[me].tool;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let lo = (lo..me)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
+        let calls: Vec<usize> = (lo..=me)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
+            })
+            .collect();
+        let count = calls.len() as u32;
+        // The arguments differ: the failures are evidence of a dead end, not of no progress
+        // on one call, so this rule warns at most unless told otherwise.
+        let a = t.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::FailureStreak,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                t.warn.max(1),
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
     fn whack_a_mole(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         if s.whack_a_mole.is_off() {
             return;
@@ -1509,6 +1569,12 @@ impl AgentGuard {
         }
         &self.verdict
     }
+}
+
+/// Whether a guard built from `config` reads changed results as progress (our preset), and so
+/// empty outputs as saying nothing.
+fn s_results_are_progress(config: &AgentConfig) -> bool {
+    config.inner.settings.results_are_progress
 }
 
 /// (results known, whether two of them differ) over calls.

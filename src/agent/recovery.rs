@@ -94,6 +94,7 @@ fn brief(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
         AgentLoopKind::TextDegeneration => write!(out, "degenerate text: \"{s}\""),
         AgentLoopKind::ContentChanting => write!(out, "repeating content in the response"),
         AgentLoopKind::RunawayText => write!(out, "{n} characters with no tool call"),
+        AgentLoopKind::FailureStreak => write!(out, "{tool} failed {n}x in a row"),
         AgentLoopKind::RejectedReplies => {
             write!(
                 out,
@@ -176,7 +177,7 @@ fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::
                 Quoted(&v.subject)
             )?;
         }
-        AgentLoopKind::SameError | AgentLoopKind::WhackAMole => {
+        AgentLoopKind::SameError | AgentLoopKind::WhackAMole | AgentLoopKind::FailureStreak => {
             writeln!(
                 out,
                 "- Do not call {tool} again until you have changed what makes it fail."

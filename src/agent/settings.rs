@@ -248,6 +248,10 @@ pub struct AgentSettings {
     /// Replies the agent's harness rejected in a row (no tool call, or several): see
     /// [`AgentGuard::reject`](crate::AgentGuard::reject).
     pub rejected_replies: Thresholds,
+    /// Failures of one tool in a row, whatever the errors, since its last success and the
+    /// last write (within `error_window` calls). Off by default: on the coding-agent runs it
+    /// caught one more labelled loop at 4 and warned one more run that resolved its task.
+    pub failure_streak: Thresholds,
     /// Per-tool policies, by exact tool name.
     pub tools: HashMap<String, ToolPolicy>,
 }
@@ -345,6 +349,7 @@ impl AgentSettings {
             .map(String::from)
             .to_vec(),
             rejected_replies: REJECTED_REPLIES,
+            failure_streak: Thresholds::OFF,
             tools: HashMap::new(),
         };
         // Peers' presets turn off what the peer lacks, then set what it has.
@@ -373,6 +378,7 @@ impl AgentSettings {
             progress_patterns: Vec::new(),
             shell_tools: Vec::new(),
             rejected_replies: Thresholds::OFF,
+            failure_streak: Thresholds::OFF,
             ..ours.clone()
         };
         match preset {
@@ -485,6 +491,7 @@ impl AgentSettings {
         check_patterns("progress_patterns", &self.progress_patterns)?;
         check_patterns("shell_tools", &self.shell_tools)?;
         self.rejected_replies.check("rejected_replies", big)?;
+        self.failure_streak.check("failure_streak", self.window)?;
         if self.tools.len() > 4096 {
             return Err(ConfigError {
                 field: "tools",

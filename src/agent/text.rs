@@ -219,15 +219,20 @@ pub(crate) fn says_nothing(output: &[u8]) -> bool {
 /// The fingerprint of a failure: its error message's, with the output's when the message
 /// says no more than an exit status (`returncode 1`: which command failed and how is then in
 /// the output, and a dead end is the same failure, not the same exit code).
-pub(crate) fn failure_fingerprint(error: &[u8], output: &[u8], scratch: &mut Vec<u8>) -> u64 {
-    let fp = error_fingerprint(error, scratch);
+pub(crate) fn failure_fingerprint(
+    error: &[u8],
+    output: &[u8],
+    args: &ArgWords,
+    scratch: &mut Vec<u8>,
+) -> u64 {
+    let fp = error_fingerprint(error, args, scratch);
     if !says_only_status(error) {
         return fp;
     }
     // The head says which command failed, the tail how (a traceback's last line).
     let out = trim_ascii(output);
-    let head = error_fingerprint(&out[..out.len().min(OUTPUT_ENDS)], scratch);
-    let tail = error_fingerprint(&out[out.len().saturating_sub(OUTPUT_ENDS)..], scratch);
+    let head = error_fingerprint(&out[..out.len().min(OUTPUT_ENDS)], args, scratch);
+    let tail = error_fingerprint(&out[out.len().saturating_sub(OUTPUT_ENDS)..], args, scratch);
     xxh3_64_with_seed(&[head.to_le_bytes(), tail.to_le_bytes()].concat(), fp)
 }
 
@@ -236,7 +241,7 @@ const OUTPUT_ENDS: usize = 256;
 
 /// The error message names nothing but an exit status (`returncode 1`, `exit status 2`,
 /// `Command failed with exit code 1`).
-fn says_only_status(error: &[u8]) -> bool {
+pub(crate) fn says_only_status(error: &[u8]) -> bool {
     const STATUS_WORDS: &[&str] = &[
         "code",
         "command",
@@ -270,7 +275,7 @@ fn says_only_status(error: &[u8]) -> bool {
 /// ASCII case, digits, hex words, paths, and quoted or bracketed spans (which usually echo the
 /// argument) are folded, and whitespace runs become one space. Only the first 512 normalised
 /// bytes count.
-pub(crate) fn error_fingerprint(error: &[u8], scratch: &mut Vec<u8>) -> u64 {
+pub(crate) fn error_fingerprint(error: &[u8], args: &ArgWords, scratch: &mut Vec<u8>) -> u64 {
     scratch.clear();
     let mut i = 0;
     while i < error.len() && scratch.len() < ERROR_PREFIX {
@@ -318,12 +323,107 @@ pub(crate) fn error_fingerprint(error: &[u8], scratch: &mut Vec<u8>) -> u64 {
             i += 1;
         }
         let room = ERROR_PREFIX - scratch.len();
-        push_word(&error[start..i.min(start + room)], scratch);
+        let word = &error[start..i.min(start + room)];
+        if args.echoes(word) {
+            // The call's own argument, echoed back: "creative retries" fail the same way.
+            scratch.push(b'@');
+        } else {
+            push_word(word, scratch);
+        }
     }
     while scratch.last() == Some(&b' ') {
         scratch.pop();
     }
     xxh3_64_with_seed(scratch, 0x0065_7272)
+}
+
+/// The words of a call's arguments (three bytes or more, ASCII case ignored), so that an
+/// error that echoes them back (`E: Unable to locate package default-jdk`, `cat: x.txt: No
+/// such file`) fingerprints the same whatever the arguments were. At most `ARG_WORDS`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ArgWords(Vec<u32>);
+
+/// Words of a call's arguments kept for folding its errors.
+const ARG_WORDS: usize = 32;
+
+impl ArgWords {
+    /// The words of `args` (raw bytes: JSON or a command line).
+    pub(crate) fn of(args: &[u8]) -> ArgWords {
+        let mut words = Vec::new();
+        for w in args.split(|&b| !is_arg_byte(b)) {
+            if w.len() >= 3 && w.len() <= 128 && words.len() < ARG_WORDS {
+                let h = word_hash(w);
+                if !words.contains(&h) {
+                    words.push(h);
+                }
+            }
+        }
+        ArgWords(words)
+    }
+
+    /// `word` of an error message (surrounding punctuation aside) is one of the words.
+    fn echoes(&self, word: &[u8]) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let start = word
+            .iter()
+            .position(|&b| is_arg_byte(b))
+            .unwrap_or(word.len());
+        let end = word
+            .iter()
+            .rposition(|&b| is_arg_byte(b))
+            .map_or(start, |e| e + 1);
+        let w = &word[start..end];
+        w.len() >= 3 && self.0.contains(&word_hash(w))
+    }
+}
+
+fn is_arg_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80
+}
+
+fn word_hash(w: &[u8]) -> u32 {
+    w.iter().fold(0x811c_9dc5u32, |h, &b| {
+        (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The line of a shell command's output that reports a failure, when the harness flagged no
+/// error: its first or last line names one (`E: Unable to locate package x`, `error: …`,
+/// `fatal: …`, `…: command not found`, `…: No such file or directory`, `Permission denied`,
+/// a traceback's exception).
+pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
+    let t = trim_ascii(output);
+    let first = t.split(|&b| b == b'\n').next().unwrap_or_default();
+    let last = t.rsplit(|&b| b == b'\n').next().unwrap_or_default();
+    [first, last].into_iter().map(trim_ascii).find(|line| {
+        const LEADS: &[&[u8]] = &[
+            b"E: ",
+            b"error:",
+            b"Error:",
+            b"ERROR:",
+            b"error[",
+            b"fatal:",
+            b"FATAL:",
+            b"Traceback",
+        ];
+        const MARKS: &[&[u8]] = &[
+            b": command not found",
+            b": No such file or directory",
+            b"Permission denied",
+            b"Unable to locate package",
+        ];
+        LEADS.iter().any(|l| line.starts_with(l))
+            || MARKS
+                .iter()
+                .any(|m| memchr::memmem::find(line, m).is_some())
+            || (line.ends_with(b"Error") || line.contains(&b':'))
+                && line
+                    .split(|&b| b == b':')
+                    .next()
+                    .is_some_and(|h| h.ends_with(b"Error") || h.ends_with(b"Exception"))
+    })
 }
 
 /// One word of an error message, folded.
@@ -437,7 +537,7 @@ mod tests {
     use super::*;
 
     fn fp(s: &str) -> u64 {
-        error_fingerprint(s.as_bytes(), &mut Vec::new())
+        error_fingerprint(s.as_bytes(), &ArgWords::default(), &mut Vec::new())
     }
 
     #[test]
@@ -514,6 +614,40 @@ mod tests {
     }
 
     #[test]
+    fn arguments_echoed_in_errors_are_folded() {
+        let mut s = Vec::new();
+        let fp = |args: &str, err: &str, s: &mut Vec<u8>| {
+            error_fingerprint(err.as_bytes(), &ArgWords::of(args.as_bytes()), s)
+        };
+        assert_eq!(
+            fp(
+                "apt-get install default-jdk",
+                "E: Unable to locate package default-jdk",
+                &mut s
+            ),
+            fp(
+                "apt-get install openjdk-17",
+                "E: Unable to locate package openjdk-17",
+                &mut s
+            )
+        );
+        assert_ne!(
+            fp("cat a.txt", "cat: a.txt: No such file or directory", &mut s),
+            fp("cat a.txt", "cat: a.txt: Permission denied", &mut s)
+        );
+        assert_eq!(
+            reported_failure(b"Reading package lists...\nE: Unable to locate package x"),
+            Some(&b"E: Unable to locate package x"[..])
+        );
+        assert!(
+            reported_failure(b"Traceback (most recent call last):\n  ...\nValueError: bad")
+                .is_some()
+        );
+        assert!(reported_failure(b"1 passed in 0.2s").is_none());
+        assert!(reported_failure(b"the error: is in the docs").is_none());
+    }
+
+    #[test]
     fn empty_outputs_say_nothing() {
         for quiet in [
             "",
@@ -537,7 +671,9 @@ mod tests {
     #[test]
     fn a_status_only_error_is_told_apart_by_its_output() {
         let mut s = Vec::new();
-        let mut f = |e: &str, o: &str| failure_fingerprint(e.as_bytes(), o.as_bytes(), &mut s);
+        let none = ArgWords::default();
+        let mut f =
+            |e: &str, o: &str| failure_fingerprint(e.as_bytes(), o.as_bytes(), &none, &mut s);
         let name = f(
             "returncode 1",
             "Traceback ...\nNameError: name 'x' is not defined",

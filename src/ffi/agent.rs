@@ -61,6 +61,8 @@ pub enum lg_agent_kind {
     LG_AGENT_KIND_RUNAWAY_TEXT = 14,
     /// Replies the harness rejected, one after another (`lg_agent_reject`).
     LG_AGENT_KIND_REJECTED_REPLIES = 15,
+    /// One tool failing again and again, whatever the errors.
+    LG_AGENT_KIND_FAILURE_STREAK = 16,
 }
 
 /// `lg_tool_policy.flags` bits.
@@ -219,6 +221,8 @@ pub struct lg_agent_config {
     pub shell_tools: *const lg_str,
     /// Number of shell tool names (at most 64).
     pub shell_tools_len: usize,
+    /// Failures of one tool in a row, whatever the errors.
+    pub failure_streak: lg_thresholds,
 }
 
 // The string pointers are only read during the call that receives the struct.
@@ -280,7 +284,7 @@ pub struct lg_agent_stats {
     pub highest_strike: u32,
     /// Detections per `lg_agent_kind`, indexed by its value (a struct from an older header
     /// holds the first 15).
-    pub by_kind: [u64; 16],
+    pub by_kind: [u64; 17],
     /// Replies the harness rejected (`lg_agent_reject`).
     pub rejections: u64,
 }
@@ -388,6 +392,7 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
         rejected_replies: thresholds_to_c(s.rejected_replies),
         shell_tools: std::ptr::null(),
         shell_tools_len: 0,
+        failure_streak: thresholds_to_c(s.failure_streak),
     }
 }
 
@@ -469,6 +474,11 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
             thresholds_from_c(c.rejected_replies)
         } else {
             base.rejected_replies
+        },
+        failure_streak: if has(std::mem::offset_of!(lg_agent_config, failure_streak) + 12) {
+            thresholds_from_c(c.failure_streak)
+        } else {
+            base.failure_streak
         },
         ..base
     };
@@ -645,6 +655,7 @@ fn agent_kind_to_c(k: AgentLoopKind) -> lg_agent_kind {
         AgentLoopKind::ContentChanting => LG_AGENT_KIND_CONTENT_CHANTING,
         AgentLoopKind::RunawayText => LG_AGENT_KIND_RUNAWAY_TEXT,
         AgentLoopKind::RejectedReplies => LG_AGENT_KIND_REJECTED_REPLIES,
+        AgentLoopKind::FailureStreak => LG_AGENT_KIND_FAILURE_STREAK,
     }
 }
 

@@ -48,7 +48,7 @@ ENUMS = {
         "NONE", "IDENTICAL_CALL", "CYCLE", "NO_PROGRESS", "SAME_ERROR", "WHACK_A_MOLE",
         "NEAR_DUPLICATE", "SAME_RESULT", "SEMANTIC_REPEAT", "IDENTICAL_MESSAGES", "MONOLOGUE",
         "OSCILLATION", "TEXT_DEGENERATION", "CONTENT_CHANTING", "RUNAWAY_TEXT",
-        "REJECTED_REPLIES",
+        "REJECTED_REPLIES", "FAILURE_STREAK",
     ],
     "lg_agent_preset": ["DEFAULT", "GEMINI_CLI", "OPENHANDS", "ROO_CODE", "CLINE"],
     "lg_kind": [
@@ -173,6 +173,7 @@ class LgAgentConfig(Structure):
         ("rejected_replies", LgThresholds),
         ("shell_tools", POINTER(LgStr)),
         ("shell_tools_len", c_size_t),
+        ("failure_streak", LgThresholds),
     ]
 
 
@@ -204,7 +205,7 @@ class LgAgentStats(Structure):
         ("halts", c_uint64),
         ("invalid_args", c_uint64),
         ("highest_strike", c_uint32),
-        ("by_kind", c_uint64 * 16),
+        ("by_kind", c_uint64 * 17),
         ("rejections", c_uint64),
     ]
 
