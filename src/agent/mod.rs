@@ -248,6 +248,29 @@ pub struct AgentStats {
     pub rejections: u64,
 }
 
+/// The first `ARG_BYTES` bytes of a call's arguments, kept inline.
+#[derive(Clone, Debug)]
+struct ArgsHead {
+    bytes: [u8; text::ARG_BYTES],
+    len: u16,
+}
+
+impl ArgsHead {
+    fn of(args: &[u8]) -> ArgsHead {
+        let len = args.len().min(text::ARG_BYTES);
+        let mut bytes = [0; text::ARG_BYTES];
+        bytes[..len].copy_from_slice(&args[..len]);
+        ArgsHead {
+            bytes,
+            len: len as u16,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.len as usize]
+    }
+}
+
 /// One call in the window.
 #[derive(Clone, Debug)]
 struct CallRec {
@@ -274,8 +297,9 @@ struct CallRec {
     version: u64,
     /// Its arguments are a shell command line.
     shell: bool,
-    /// The words of its arguments, folded out of its errors.
-    arg_words: ArgWords,
+    /// The first bytes of its arguments, whose words are folded out of its errors (read
+    /// only when it fails).
+    args_head: ArgsHead,
     /// The tool's own thresholds for repeated calls.
     repeats: Option<Thresholds>,
     label: String,
@@ -588,7 +612,7 @@ impl AgentGuard {
             wrote: false,
             version: self.version,
             shell: shell_tool,
-            arg_words: ArgWords::of(args),
+            args_head: ArgsHead::of(args),
             repeats: policy.and_then(|p| p.repeats),
             label,
         });
@@ -640,8 +664,8 @@ impl AgentGuard {
             error = None;
         }
         let err_fp = error.map(|e| {
-            let args = &self.calls[me].arg_words;
-            failure_fingerprint(e, output.unwrap_or_default(), args, &mut self.scratch)
+            let args = ArgWords::of(self.calls[me].args_head.bytes());
+            failure_fingerprint(e, output.unwrap_or_default(), &args, &mut self.scratch)
         });
         let config = self.config.clone();
         let s = &config.inner.settings;

@@ -86,9 +86,21 @@ pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
     (hasher.digest(), t.len())
 }
 
+/// Punctuation that wraps words in prose and logs.
+static WRAP: [bool; 256] = {
+    let mut t = [false; 256];
+    let wrap = b"()[]{}<>,;:\"'`";
+    let mut i = 0;
+    while i < wrap.len() {
+        t[wrap[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// `w` without the punctuation that wraps words in prose and logs.
 fn strip_punct(w: &[u8]) -> &[u8] {
-    let wrap = |b: &u8| b"()[]{}<>,;:\"'`".contains(b);
+    let wrap = |b: &u8| WRAP[*b as usize];
     let start = w.iter().position(|b| !wrap(b)).unwrap_or(w.len());
     let end = w
         .iter()
@@ -337,33 +349,43 @@ pub(crate) fn error_fingerprint(error: &[u8], args: &ArgWords, scratch: &mut Vec
     xxh3_64_with_seed(scratch, 0x0065_7272)
 }
 
-/// The words of a call's arguments (three bytes or more, ASCII case ignored), so that an
-/// error that echoes them back (`E: Unable to locate package default-jdk`, `cat: x.txt: No
-/// such file`) fingerprints the same whatever the arguments were. At most `ARG_WORDS`.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ArgWords(Vec<u32>);
+/// The words of a call's arguments (three bytes or more, ASCII case ignored, from the first
+/// `ARG_BYTES`), so that an error that echoes them back (`E: Unable to locate package
+/// default-jdk`, `cat: x.txt: No such file`) fingerprints the same whatever the arguments
+/// were. A 64-bit Bloom filter, two bits a word: a call costs one pass over a few hundred
+/// bytes, and a word of the error wrongly taken for an argument (rare with a handful of
+/// words) only folds one more word.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ArgWords(u64);
 
-/// Words of a call's arguments kept for folding its errors.
-const ARG_WORDS: usize = 32;
+/// Bytes of a call's arguments whose words are folded out of its errors: names, paths and
+/// commands come first in arguments; a file's content after them is not echoed by errors.
+pub(crate) const ARG_BYTES: usize = 256;
 
 impl ArgWords {
     /// The words of `args` (raw bytes: JSON or a command line).
     pub(crate) fn of(args: &[u8]) -> ArgWords {
-        let mut words = Vec::new();
-        for w in args.split(|&b| !is_arg_byte(b)) {
-            if w.len() >= 3 && w.len() <= 128 && words.len() < ARG_WORDS {
-                let h = word_hash(w);
-                if !words.contains(&h) {
-                    words.push(h);
+        let (mut bits, mut h, mut len) = (0u64, FNV32, 0u32);
+        for &b in &args[..args.len().min(ARG_BYTES)] {
+            if ARG_BYTE[b as usize] {
+                h = (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(FNV32_PRIME);
+                len += 1;
+            } else {
+                if len >= 3 {
+                    bits |= hash_bits(h);
                 }
+                (h, len) = (FNV32, 0);
             }
         }
-        ArgWords(words)
+        if len >= 3 {
+            bits |= hash_bits(h);
+        }
+        ArgWords(bits)
     }
 
     /// `word` of an error message (surrounding punctuation aside) is one of the words.
     fn echoes(&self, word: &[u8]) -> bool {
-        if self.0.is_empty() {
+        if self.0 == 0 {
             return false;
         }
         let start = word
@@ -375,18 +397,39 @@ impl ArgWords {
             .rposition(|&b| is_arg_byte(b))
             .map_or(start, |e| e + 1);
         let w = &word[start..end];
-        w.len() >= 3 && self.0.contains(&word_hash(w))
+        let bits = word_bits(w);
+        w.len() >= 3 && self.0 & bits == bits
     }
 }
 
-fn is_arg_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80
+/// The two filter bits of a word.
+fn word_bits(w: &[u8]) -> u64 {
+    hash_bits(w.iter().fold(FNV32, |h, &b| {
+        (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(FNV32_PRIME)
+    }))
 }
 
-fn word_hash(w: &[u8]) -> u32 {
-    w.iter().fold(0x811c_9dc5u32, |h, &b| {
-        (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(0x0100_0193)
-    })
+fn hash_bits(h: u32) -> u64 {
+    (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63))
+}
+
+const FNV32: u32 = 0x811c_9dc5;
+const FNV32_PRIME: u32 = 0x0100_0193;
+
+/// The bytes of argument words (see `is_arg_byte`), as a table.
+static ARG_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.' || c >= 0x80;
+        b += 1;
+    }
+    t
+};
+
+fn is_arg_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80
 }
 
 /// The line of a shell command's output that reports a failure, when the harness flagged no
