@@ -43,9 +43,12 @@ pub(crate) struct Novelty {
     word_hash: u64,
     word_open: bool,
     word_digits: bool,
-    /// Bytes of the word being read (saturating), and whether they all came in one read.
+    /// Bytes of the word being read (saturating).
     word_len: u16,
-    whole: bool,
+    /// Chain heads (a bit each) the word being read begins with, and those after whose end
+    /// it has a byte that is not a digit.
+    extends: u8,
+    suffix_letters: u8,
     /// Words read so far (wrapping), the clock of the chains.
     words_read: u16,
     /// Names that others grew from: the latest name of each chain, and how often it grew.
@@ -99,7 +102,8 @@ impl Novelty {
             word_open: false,
             word_digits: true,
             word_len: 0,
-            whole: true,
+            extends: 0,
+            suffix_letters: 0,
             words_read: 0,
             heads: [Head::default(); HEADS],
         }
@@ -133,19 +137,23 @@ impl Novelty {
             }
             if i > start {
                 let part = &bytes[start..i];
-                // A word wholly in this read can be checked against the chains of names;
-                // one split across reads (rare: lines are read in blocks) is not.
-                self.whole &= !self.word_open;
+                let (before, len_before) = (self.word_hash, self.word_len);
+                let continuing = self.word_open;
                 self.word_open = true;
                 self.word_hash = hash;
                 self.word_len = self.word_len.saturating_add(part.len() as u16);
                 self.word_digits &= part.iter().all(u8::is_ascii_digit);
-                if (i < bytes.len() || ends) && self.whole {
-                    self.grow(part);
+                if self.word_len >= NAME_MIN && self.heads.iter().any(|h| h.len > 0) {
+                    if continuing {
+                        // A word split across reads (lines are read in blocks): byte by byte.
+                        self.track_bytes(part, before, len_before);
+                    } else {
+                        self.track_prefix(part);
+                    }
                 }
             }
-            if i < bytes.len() {
-                // A byte that ends the word.
+            if i < bytes.len() || (ends && self.word_open) {
+                // A byte (or the end of the line) that ends the word.
                 self.end_word();
                 i += 1;
             }
@@ -157,6 +165,7 @@ impl Novelty {
         if !self.word_open {
             return;
         }
+        self.grow();
         // Every number reads as the same word.
         let h = if self.word_digits {
             0x6e75_6d62
@@ -167,7 +176,7 @@ impl Novelty {
         self.word_open = false;
         self.word_digits = true;
         self.word_len = 0;
-        self.whole = true;
+        (self.extends, self.suffix_letters) = (0, 0);
         self.words_read = self.words_read.wrapping_add(1);
         let new = self.remember(h);
         self.window = (self.window << 1) | new as u64;
@@ -186,13 +195,49 @@ impl Novelty {
         (h.grown as u32, h.unit as u32, h.len as u32)
     }
 
-    /// Checks the word `word` (whole, just read) against the chains of growing names: a name
-    /// that begins with a chain's latest and is at least two bytes longer extends it (a
-    /// suffix of digits only is a counter, not growth); one that extends none starts a chain
-    /// in place of the idlest. Names shorter than `NAME_MIN` are left alone, so the cost is
-    /// a rehash of a prefix of the few long names.
-    fn grow(&mut self, word: &[u8]) {
-        let len = word.len() as u16;
+    /// Which chain heads the word that begins with `part` begins with, and after which of
+    /// them it has a byte that is not a digit. A rehash of a prefix per head, for long words
+    /// only.
+    fn track_prefix(&mut self, part: &[u8]) {
+        for (k, h) in self.heads.iter().enumerate() {
+            let n = h.len as usize;
+            if n == 0 || n > part.len() {
+                continue;
+            }
+            let prefix = part[..n]
+                .iter()
+                .fold(0u64, |a, &b| (a ^ b as u64).wrapping_mul(ROLL));
+            if prefix as u32 == h.hash {
+                self.extends |= 1 << k;
+                if part[n..].iter().any(|b| !b.is_ascii_digit()) {
+                    self.suffix_letters |= 1 << k;
+                }
+            }
+        }
+    }
+
+    /// [`track_prefix`](Self::track_prefix) for the next bytes `part` of a word split across
+    /// reads, whose hash and length before them were `hash` and `len`.
+    fn track_bytes(&mut self, part: &[u8], mut hash: u64, mut len: u16) {
+        for &b in part {
+            hash = (hash ^ b as u64).wrapping_mul(ROLL);
+            len = len.saturating_add(1);
+            for (k, h) in self.heads.iter().enumerate() {
+                if h.len == len && h.hash == hash as u32 {
+                    self.extends |= 1 << k;
+                } else if self.extends & (1 << k) != 0 && h.len < len && !b.is_ascii_digit() {
+                    self.suffix_letters |= 1 << k;
+                }
+            }
+        }
+    }
+
+    /// Ends the word for the chains of growing names: a name that begins with a chain's
+    /// latest and is at least two bytes longer, not by digits only (a counter), extends it;
+    /// one that extends none starts a chain in place of the idlest. Names shorter than
+    /// `NAME_MIN` are left alone.
+    fn grow(&mut self) {
+        let len = self.word_len;
         if len < NAME_MIN || self.word_digits {
             return;
         }
@@ -203,25 +248,14 @@ impl Novelty {
             }
         }
         let hash = self.word_hash as u32;
-        for h in &mut self.heads {
-            if h.len == 0 || h.len > len {
-                continue;
+        let (extends, suffix) = (self.extends, self.suffix_letters);
+        for (k, h) in self.heads.iter_mut().enumerate() {
+            if h.len == len && h.hash == hash {
+                // The chain's latest name again: neither growth nor a new chain.
+                h.at = now;
+                return;
             }
-            if h.len == len {
-                if h.hash == hash {
-                    // The chain's latest name again: neither growth nor a new chain.
-                    h.at = now;
-                    return;
-                }
-                continue;
-            }
-            let prefix = &word[..h.len as usize];
-            let prefix_hash = prefix
-                .iter()
-                .fold(0u64, |a, &b| (a ^ b as u64).wrapping_mul(ROLL))
-                as u32;
-            let suffix_has_letters = word[h.len as usize..].iter().any(|b| !b.is_ascii_digit());
-            if prefix_hash == h.hash && len >= h.len + 2 && suffix_has_letters {
+            if extends & suffix & (1 << k) != 0 && len >= h.len + 2 {
                 (h.unit, h.len, h.hash, h.at) = (len - h.len, len, hash, now);
                 h.grown = h.grown.saturating_add(1);
                 return;

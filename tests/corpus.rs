@@ -54,6 +54,34 @@ fn human_text_never_halts() {
     }
 }
 
+/// Human code and documentation in thirteen languages (`tests/data/code-sample.jsonl`, cut
+/// from the corpus `scripts/code_corpus.py` builds, permissively licensed sources only): no
+/// halt, fed as ids with pieces or as text, and warnings on few records.
+#[test]
+fn human_code_never_halts() {
+    let records = common::load("code-sample.jsonl");
+    assert_eq!(records.len(), 39);
+    for preset in [Preset::Balanced, Preset::Lenient] {
+        let config = StreamConfig::preset(preset);
+        let mut g = StreamGuard::new(&config);
+        let mut warned = [0, 0];
+        for rec in &records {
+            g.reset();
+            let v = common::feed_tokens(&mut g, rec, true);
+            assert!(v.is_none(), "{preset:?} halted {} as tokens: {v:?}", rec.id);
+            warned[0] += (g.stats().warnings > 0) as usize;
+            g.reset();
+            let v = common::feed_text(&mut g, rec.text.as_bytes(), 16);
+            assert!(v.is_none(), "{preset:?} halted {} as text: {v:?}", rec.id);
+            warned[1] += (g.stats().warnings > 0) as usize;
+        }
+        assert!(
+            warned[0] <= 3 && warned[1] <= 1,
+            "{preset:?} warned on {warned:?} of 39"
+        );
+    }
+}
+
 #[test]
 fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
     let records = common::load("smollm2-sample.jsonl");

@@ -1,0 +1,180 @@
+//! Structured text, as people write it and as models loop in it: random "human-like" regular
+//! structure (declaration lists with fresh names, numbered lists with fresh content, tables of
+//! fresh values) never halts; counter ladders and growing repeats halt within their bounds.
+//! Each text is fed both as text and as token ids with pieces (a stand-in tokenizer cuts it
+//! into word and digit pieces).
+
+use loopguard::{Action, LoopKind, Preset, StreamConfig, StreamGuard, StreamSettings, Verdict};
+use proptest::prelude::*;
+
+/// Cuts text the way subword tokenizers roughly do: letters in pieces of at most five bytes
+/// with the space before them, digits one by one, anything else a byte at a time. The id of a
+/// piece is a hash of its bytes.
+fn tokenize(text: &str) -> Vec<(u32, Vec<u8>)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let start = i;
+        if b[i] == b' ' && i + 1 < b.len() && b[i + 1].is_ascii_alphabetic() {
+            i += 1;
+        }
+        if i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_') {
+            while i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b'_') && i - start < 5 {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+        let piece = b[start..i].to_vec();
+        let id = piece.iter().fold(0x811c_9dc5u32, |h, &c| {
+            (h ^ c as u32).wrapping_mul(0x0100_0193)
+        }) % 49_152;
+        out.push((id, piece));
+    }
+    out
+}
+
+/// The first halt, fed as tokens with pieces and as 16-byte chunks of text: (index, verdict)
+/// for each way, the index counting lines of `text` (the line the halt came in).
+fn halts(settings: &StreamSettings, text: &str) -> [Option<(usize, Verdict)>; 2] {
+    let config = StreamConfig::new(settings).unwrap();
+    let mut g = StreamGuard::new(&config);
+    let mut line = 0;
+    let mut tokens = None;
+    for (id, piece) in tokenize(text) {
+        line += piece.iter().filter(|&&c| c == b'\n').count();
+        let v = g.push_token(id, Some(&piece));
+        if v.action == Action::Halt {
+            tokens = Some((line, v));
+            break;
+        }
+    }
+    let mut g = StreamGuard::new(&config);
+    let mut chunks = None;
+    let mut line = 0;
+    for chunk in text.as_bytes().chunks(16) {
+        line += chunk.iter().filter(|&&c| c == b'\n').count();
+        let v = g.push_text(chunk);
+        if v.action == Action::Halt {
+            chunks = Some((line, v));
+            break;
+        }
+    }
+    if chunks.is_none() {
+        let v = g.finish_text();
+        if v.action == Action::Halt {
+            chunks = Some((line, v));
+        }
+    }
+    [tokens, chunks]
+}
+
+fn presets() -> [StreamSettings; 2] {
+    [
+        StreamSettings::preset(Preset::Balanced),
+        StreamSettings::preset(Preset::Lenient),
+    ]
+}
+
+/// A fresh identifier: syllables, optionally joined by `_`.
+fn name() -> impl Strategy<Value = String> {
+    proptest::collection::vec("(ba|ke|lo|mi|nu|ri|so|ta|ve|zo|qu|xa|dr|pl|st)", 2..6)
+        .prop_map(|s| s.concat())
+}
+
+fn words(n: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    proptest::collection::vec(name(), n).prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Parallel declarations: one skeleton, a fresh name and fresh types on every line.
+    #[test]
+    fn declaration_lists_never_halt(
+        names in proptest::collection::vec((name(), name(), name()), 20..60),
+        style in 0usize..3,
+    ) {
+        let text: String = names
+            .iter()
+            .map(|(f, a, b)| match style {
+                0 => format!("ALTER FUNCTION {f}({a}, {b}) PARALLEL SAFE;\n"),
+                1 => format!("extern API(int) {f} ({a} *{b});\n"),
+                _ => format!("pub const {}: ::c_int = {};\n", f.to_uppercase(), a.len() * 7919 + b.len()),
+            })
+            .collect();
+        for s in presets() {
+            prop_assert_eq!(halts(&s, &text).map(|h| h.is_none()), [true, true], "{}", text);
+        }
+    }
+
+    /// Numbered lists whose items say new things, and tables of fresh values.
+    #[test]
+    fn lists_and_tables_with_fresh_content_never_halt(
+        items in proptest::collection::vec((words(4..9), name(), 0u32..100_000), 12..40),
+    ) {
+        let list: String = items
+            .iter()
+            .enumerate()
+            .map(|(i, (w, _, _))| format!("{}. {w}.\n", i + 1))
+            .collect();
+        let table: String = std::iter::once("| name | value | note |\n|---|---|---|\n".to_string())
+            .chain(items.iter().map(|(w, n, v)| format!("| {n} | {v} | {w} |\n")))
+            .collect();
+        for s in presets() {
+            for text in [&list, &table] {
+                prop_assert_eq!(halts(&s, text).map(|h| h.is_none()), [true, true], "{}", text);
+            }
+        }
+    }
+
+    /// A counter that steps on every copy of a block of lines halts within its bound: 24
+    /// lines for a block of several lines (12 copies of two), or a one-line ladder on a bare
+    /// number once the text says nothing new.
+    #[test]
+    fn counter_ladders_halt_within_their_bound(
+        start in 0u32..500,
+        step in 1u32..5,
+        var in name(),
+        two_lines in any::<bool>(),
+    ) {
+        let text: String = (0..60)
+            .map(|k| {
+                let i = start + k * step;
+                if two_lines {
+                    format!("    if len({var}) == {i}:\n        return True\n")
+                } else {
+                    format!("        {var}.append(items[{i}])\n")
+                }
+            })
+            .collect();
+        let lines_per_copy = if two_lines { 2 } else { 1 };
+        for (way, h) in ["tokens", "text"].iter().zip(halts(&StreamSettings::default(), &text)) {
+            let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt on {text}"));
+            prop_assert!(
+                matches!(v.kind, LoopKind::CounterLadder | LoopKind::NearLoop | LoopKind::RepeatedLines),
+                "{}: {:?}", way, v
+            );
+            // 24 lines, and as many words again to see that nothing new comes.
+            prop_assert!(line <= 24 + 24 / lines_per_copy + 4, "{}: halted at line {} {:?}", way, line, v);
+        }
+    }
+
+    /// Names that grow by a suffix on every copy halt by the fifth name.
+    #[test]
+    fn growing_repeats_halt_within_their_bound(base in name(), suffix in name()) {
+        let mut text = String::new();
+        let mut f = format!("{base}_to_value");
+        for _ in 0..12 {
+            text += &format!("def {f}(x):\n    return {f}(x)\n\n");
+            f = format!("{f}_{suffix}");
+        }
+        for (way, h) in ["tokens", "text"].iter().zip(halts(&StreamSettings::default(), &text)) {
+            let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt on {text}"));
+            // Each definition is three lines; the fifth name comes on line 13.
+            prop_assert!(line <= 15, "{}: halted at line {} {:?}", way, line, v);
+            prop_assert!(v.kind == LoopKind::GrowingRepeat || v.kind == LoopKind::ExactLoop, "{}: {:?}", way, v);
+        }
+    }
+}
