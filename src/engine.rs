@@ -788,6 +788,11 @@ impl Engine {
             onset = pos + 1 - (c.run + c.period) as u64;
         }
         let span = (pos + 1 - onset).min(u32::MAX as u64) as u32;
+        // A period is evidence only with two copies of it in the span; otherwise the evidence
+        // is the window and its coverage (period 0).
+        if 2 * period as u64 > span as u64 {
+            period = 0;
+        }
         Finding {
             level,
             kind: LoopKind::NearLoop,

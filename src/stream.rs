@@ -27,6 +27,9 @@ const LADDER_LINES: u64 = 24;
 /// regex repeated eleven times in a shell script; runs of `0x00,` in a Unicode table).
 const DATA_SPAN_FACTOR: u32 = 4;
 
+/// Symbols of a near loop without a period shown as its evidence.
+const NEAR_EVIDENCE: u32 = 48;
+
 /// After a halt inside a piece, the rest of it is still read when it is at most this long.
 const PIECE_TAIL: usize = 4096;
 
@@ -784,15 +787,34 @@ impl StreamGuard {
                 } else {
                     "Warning"
                 };
-                write!(
-                    out,
-                    "{verb} at symbol {}: {} of {} {unit} repeated {:.1} times since symbol {}",
-                    v.at,
-                    v.kind.as_str().replace('_', " "),
-                    v.period,
-                    v.repeats,
-                    v.onset
-                )?;
+                if v.period == 0 {
+                    // A near loop whose copies vary too much for a period: the window.
+                    let s = &self.config.inner.settings;
+                    let share = if v.action == Action::Halt {
+                        s.near_halt
+                    } else {
+                        s.near_warn
+                    };
+                    write!(
+                        out,
+                        "{verb} at symbol {}: near loop, at least {:.0}% of the last {} {unit} \
+                         repeat recent ones, since symbol {}",
+                        v.at,
+                        100.0 * share,
+                        s.near_window,
+                        v.onset
+                    )?;
+                } else {
+                    write!(
+                        out,
+                        "{verb} at symbol {}: {} of {} {unit} repeated {:.1} times since symbol {}",
+                        v.at,
+                        v.kind.as_str().replace('_', " "),
+                        v.period,
+                        v.repeats,
+                        v.onset
+                    )?;
+                }
                 if let Some(b) = v.onset_byte {
                     write!(out, " (byte {b})")?;
                 }
@@ -923,8 +945,14 @@ fn text_byte(text: &TextState, sym: u64, now: u64) -> Option<u64> {
 /// bytes held is cut to its most recent [`TEXT_RING`] bytes: in a loop any stretch that long is
 /// a rotation of the block, so it still shows what repeats.
 fn block<'t>(text: &'t TextState, v: &Verdict, now: u64) -> Option<(&'t [u8], &'t [u8])> {
+    // A near loop without a period: its latest symbols show what repeats.
+    let back = if v.period == 0 {
+        v.span.min(NEAR_EVIDENCE)
+    } else {
+        v.period
+    };
     let start = match v.unit {
-        Unit::Symbol => text_byte(text, now.saturating_sub(v.period as u64), now)?,
+        Unit::Symbol => text_byte(text, now.saturating_sub(back as u64), now)?,
         Unit::Byte => text.bytes.checked_sub(v.period as u64)?,
         Unit::Line => text.line_byte(text.lines_pos().checked_sub(v.period as u64)?)?,
     };

@@ -178,3 +178,30 @@ proptest! {
         }
     }
 }
+
+/// A near loop whose copies vary too much for a period reports the window instead: never a
+/// period longer than half its span (a period with fewer than two copies says nothing).
+#[test]
+fn near_loop_evidence_has_two_copies_or_the_window() {
+    let sentences = [
+        "The ocean is vast and the ocean is deep and the ocean is blue.",
+        "The ocean is deep and vast and blue and the ocean is wide.",
+        "The ocean is wide and the ocean is deep and vast and blue.",
+        "The ocean is blue and the ocean is wide and deep and vast.",
+    ];
+    let mut state = 7u64;
+    let mut text = String::new();
+    for _ in 0..80 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        text += sentences[(state % 4) as usize];
+        text += " ";
+    }
+    for h in halts(&StreamSettings::default(), &text).into_iter().flatten() {
+        let v = h.1;
+        if v.kind == LoopKind::NearLoop {
+            assert!(v.period == 0 || 2 * v.period <= v.span, "{v:?}");
+        }
+    }
+}
