@@ -791,7 +791,15 @@ impl TextState {
             // A unit of digits (and escapes): zeros in a test vector (`\x00\x00`), a
             // number's digits. Data repeats its values: only a longer run halts.
             let data = is_data_unit(&unit[..period as usize]);
-            let (warn, halt) = if separator {
+            // A rule is a line at most: drawn characters (not white space) running on for
+            // longer than any line is a loop, not layout.
+            let drawn = separator
+                && unit[..period as usize]
+                    .iter()
+                    .any(|&b| CLASS[b as usize] & SPACE == 0);
+            let (warn, halt) = if drawn {
+                (0, limits.separator_halt.min(RULE_LINE))
+            } else if separator {
                 (0, limits.separator_halt)
             } else if data {
                 (limits.warn, limits.halt.saturating_mul(DATA_RUN_FACTOR))
@@ -889,6 +897,10 @@ fn is_rule(unit: &[u8]) -> bool {
         }
     })
 }
+
+/// Bytes of drawn rule characters in a row (`-=-=-=`, `━━━`), on one line, that halt: wider
+/// than any line of a text laid out for reading.
+const RULE_LINE: u32 = 512;
 
 /// How much longer than `char_run_halt` a run of a data unit (see [`is_data_unit`]) must be
 /// to halt.
