@@ -906,10 +906,13 @@ const RULE_LINE: u32 = 512;
 /// to halt.
 const DATA_RUN_FACTOR: u32 = 4;
 
-/// A character-run unit that is data: it has a digit, and otherwise only escape and number
-/// characters (`0`, `00`, `\x00`, `0, `).
+/// A character-run unit that is data: digits with escape or delimiter characters (`\x00`,
+/// `0, `).
 fn is_data_unit(unit: &[u8]) -> bool {
+    // A digit alone repeated (`000000`) is a run like any other; a value with its delimiter
+    // or escape (`\x00`, `0, `) is data.
     unit.iter().any(u8::is_ascii_digit)
+        && unit.iter().any(|&b| !b.is_ascii_digit())
         && unit
             .iter()
             .all(|&b| b.is_ascii_digit() || matches!(b, b'\\' | b'x' | b'X' | b',' | b' ' | b'.'))
@@ -929,18 +932,19 @@ pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
     letters
 }
 
-/// The text is data: it holds no word, a word being three letters in a row in a token that is
-/// not a number (a number has a digit and hex digits only, after an optional `0x`). So
-/// numbers, hex, base64, regular expressions and `0x0, 0x0` are data; `sha256` and `n.mul`
-/// are words. Bytes of multi-byte characters are letters.
+/// The text is data: it has a digit and holds no word, a word being three letters in a row in
+/// a token that is not a number (a number has a digit and hex digits only, after an optional
+/// `0x`). So numbers, hex, base64, regular expressions with digits and `0x0, 0x0` are data;
+/// `sha256`, `n.mul` and `# #` are not. Bytes of multi-byte characters are letters.
 pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
     // The current token: its longest run of letters, the current run, whether it is hex
-    // only, whether it has a digit.
+    // only, whether it has a digit. Data has a digit somewhere (`# # #` is not data).
     let (mut longest, mut run, mut hex, mut digit) = (0u32, 0u32, true, false);
+    let mut any_digit = false;
     let is_word = |longest: u32, hex: bool, digit: bool| longest >= 3 && !(hex && digit);
     for &c in parts[0].iter().chain(parts[1]) {
         if c.is_ascii_digit() {
-            (run, digit) = (0, true);
+            (run, digit, any_digit) = (0, true, true);
         } else if c.is_ascii_alphabetic() || c >= 0x80 {
             run += 1;
             longest = longest.max(run);
@@ -952,7 +956,7 @@ pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
             (longest, run, hex, digit) = (0, 0, true, false);
         }
     }
-    !is_word(longest, hex, digit)
+    any_digit && !is_word(longest, hex, digit)
 }
 
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
