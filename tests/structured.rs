@@ -198,7 +198,10 @@ fn near_loop_evidence_has_two_copies_or_the_window() {
         text += sentences[(state % 4) as usize];
         text += " ";
     }
-    for h in halts(&StreamSettings::default(), &text).into_iter().flatten() {
+    for h in halts(&StreamSettings::default(), &text)
+        .into_iter()
+        .flatten()
+    {
         let v = h.1;
         if v.kind == LoopKind::NearLoop {
             assert!(v.period == 0 || 2 * v.period <= v.span, "{v:?}");
