@@ -194,6 +194,52 @@ fn absurd_output_lengths_are_invalid_arguments() {
     }
 }
 
+/// A description cut to fit a small buffer is still valid UTF-8, and says how long the whole
+/// text is.
+#[test]
+fn truncated_descriptions_end_on_a_character() {
+    unsafe {
+        let c = config();
+        let mut s = ptr::null_mut();
+        assert_eq!(lg_stream_new(&c, &mut s), LG_OK);
+        let mut a = lg_action::LG_ACTION_CONTINUE;
+        let piece = "ありがとう".as_bytes();
+        for i in 0..200 {
+            lg_stream_push_token(s, 7 + i % 5, piece.as_ptr(), piece.len(), &mut a);
+        }
+        assert_eq!(a, lg_action::LG_ACTION_HALT);
+        let mut need = 0usize;
+        assert_eq!(
+            lg_stream_describe(s, 2, ptr::null_mut(), 0, &mut need),
+            LG_OK
+        );
+        let mut full = vec![0 as std::ffi::c_char; need + 1];
+        assert_eq!(
+            lg_stream_describe(s, 2, full.as_mut_ptr(), full.len(), &mut need),
+            LG_OK
+        );
+        let full: Vec<u8> = full[..need].iter().map(|&b| b as u8).collect();
+        assert!(std::str::from_utf8(&full).unwrap().contains("ありがとう"));
+        for cap in 1..need {
+            let mut buf = vec![b'x' as std::ffi::c_char; cap];
+            let mut n = 0usize;
+            assert_eq!(
+                lg_stream_describe(s, 2, buf.as_mut_ptr(), cap, &mut n),
+                LG_OK
+            );
+            assert_eq!(n, need);
+            let text = std::ffi::CStr::from_ptr(buf.as_ptr()).to_bytes();
+            assert!(text.len() < cap && full.starts_with(text), "cap {cap}");
+            assert!(std::str::from_utf8(text).is_ok(), "cap {cap}: {text:?}");
+            assert!(
+                text.len() + 3 >= cap - 1,
+                "cap {cap}: cut more than one character"
+            );
+        }
+        lg_stream_free(s);
+    }
+}
+
 #[test]
 fn out_params_are_written_only_on_success() {
     unsafe {

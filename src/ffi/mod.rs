@@ -856,11 +856,15 @@ pub(crate) unsafe fn validate_into(
     }
 }
 
-/// Copies `text` into `out` as a NUL-terminated string, truncated to fit (nothing when `out`
-/// is empty). Returns the length the whole text needs (without the NUL).
+/// Copies `text` into `out` as a NUL-terminated string, truncated to fit at a character
+/// boundary, so what is written is always valid UTF-8 (nothing when `out` is empty). Returns
+/// the length the whole text needs (without the NUL).
 fn write_text(text: &str, out: &mut [u8]) -> usize {
     if let Some(room) = out.len().checked_sub(1) {
-        let n = text.len().min(room);
+        let mut n = text.len().min(room);
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
         out[..n].copy_from_slice(&text.as_bytes()[..n]);
         out[n] = 0;
     }
