@@ -70,22 +70,24 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--preset" => {
-                let name = args.next().expect("--preset NAME");
-                preset = AgentPreset::from_name(&name).expect("a preset name");
+                let name = args.next().unwrap_or_else(|| die("--preset NAME"));
+                preset = AgentPreset::from_name(&name)
+                    .unwrap_or_else(|| die(&format!("--preset: unknown preset {name:?}")));
             }
-            "--labels" => labels_path = args.next().expect("--labels FILE"),
+            "--labels" => labels_path = args.next().unwrap_or_else(|| die("--labels FILE")),
             "--list" => list = true,
             _ => dir = a,
         }
     }
     let config = AgentConfig::preset(preset);
     let path = format!("{dir}/coding_agents.jsonl");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| die(&format!("{path}: {e}")));
     let mut runs: HashMap<String, Value> = HashMap::new();
     let mut order = Vec::new();
     for line in text.lines() {
-        let v: Value = serde_json::from_str(line).unwrap();
-        let id = v["id"].as_str().unwrap().to_string();
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| die(&format!("{path}: {e} in {line:.80}")));
+        let id = v["id"].as_str().unwrap_or_default().to_string();
         order.push(id.clone());
         runs.insert(id, v);
     }
@@ -140,8 +142,8 @@ fn main() {
 
     // The hand-labelled runs: stuck ones are caught when the first warning comes within one
     // event of the labelled point (an alarm long before the loop began is not a catch).
-    let labels =
-        std::fs::read_to_string(&labels_path).unwrap_or_else(|e| panic!("{labels_path}: {e}"));
+    let labels = std::fs::read_to_string(&labels_path)
+        .unwrap_or_else(|e| die(&format!("--labels {labels_path}: {e}")));
     let mut groups: HashMap<&str, (usize, usize, Vec<i64>)> = HashMap::new();
     let (mut ok, mut ok_warned) = (0, 0);
     let mut lines = Vec::new();
@@ -199,4 +201,10 @@ fn main() {
     for l in lines {
         println!("{l}");
     }
+}
+
+/// Bad arguments or an unreadable file: say which, and exit 2.
+fn die(msg: &str) -> ! {
+    eprintln!("coding_agent_quality: {msg}");
+    std::process::exit(2)
 }

@@ -29,7 +29,8 @@ enum Mode {
 struct Label {
     label: String,
     onset: Option<u64>,
-    period: u64,
+    /// The loop's period, when the labels give one: latency is then also counted in copies.
+    period: Option<u64>,
 }
 
 #[derive(Default)]
@@ -38,6 +39,7 @@ struct Tally {
     halted: usize,
     warned: usize,
     latencies: Vec<f64>,
+    latencies_tokens: Vec<f64>,
     saved: u64,
     after_onset: u64,
     tokens: u64,
@@ -55,24 +57,26 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--preset" => {
-                let name = args.next().expect("--preset NAME");
-                preset =
-                    Preset::from_name(&name).unwrap_or_else(|| panic!("unknown preset {name}"));
+                let name = args.next().unwrap_or_else(|| die("--preset NAME"));
+                preset = Preset::from_name(&name)
+                    .unwrap_or_else(|| die(&format!("--preset: unknown preset {name:?}")));
             }
             "--mode" => {
                 mode = match args.next().as_deref() {
                     Some("pieces") => Mode::Pieces,
                     Some("ids") => Mode::Ids,
                     Some("text") => Mode::Text,
-                    other => panic!("--mode pieces|ids|text, not {other:?}"),
+                    other => die(&format!("--mode pieces|ids|text, not {other:?}")),
                 }
             }
             "--set" => {
-                let kv = args.next().expect("--set FIELD=VALUE");
-                let (k, v) = kv.split_once('=').expect("--set FIELD=VALUE");
+                let kv = args.next().unwrap_or_default();
+                let (k, v) = kv
+                    .split_once('=')
+                    .unwrap_or_else(|| die("--set FIELD=VALUE"));
                 overrides.push((k.to_string(), v.to_string()));
             }
-            "--labels" => labels_path = Some(args.next().expect("--labels FILE")),
+            "--labels" => labels_path = Some(args.next().unwrap_or_else(|| die("--labels FILE"))),
             // Human text: no labeller, every record is normal.
             "--unlabelled" => labels_path = Some(String::new()),
             "--verbose" | "-v" => verbose = true,
@@ -90,15 +94,19 @@ fn main() {
     let labels = load_labels(labels_path.as_deref(), &files);
     let mut settings = StreamSettings::preset(preset);
     for (k, v) in &overrides {
-        settings.set(k, v).unwrap_or_else(|e| panic!("{e}"));
+        settings
+            .set(k, v)
+            .unwrap_or_else(|e| die(&format!("--set: {e}")));
     }
-    let config = StreamConfig::new(&settings).unwrap_or_else(|e| panic!("{e}"));
+    let config = StreamConfig::new(&settings).unwrap_or_else(|e| die(&e.to_string()));
     let mut guard = StreamGuard::new(&config);
     let mut tallies: HashMap<String, Tally> = HashMap::new();
     for file in &files {
-        let reader = std::io::BufReader::new(std::fs::File::open(file).expect("open corpus"));
+        let reader = std::fs::File::open(file)
+            .map(std::io::BufReader::new)
+            .unwrap_or_else(|e| die(&format!("FILE {file}: {e}")));
         for (lineno, line) in reader.lines().enumerate() {
-            let line = line.expect("read corpus");
+            let line = line.unwrap_or_else(|e| die(&format!("FILE {file}: {e}")));
             let rec: Value = match serde_json::from_str(&line) {
                 Ok(v) => v,
                 Err(e) => {
@@ -111,7 +119,7 @@ fn main() {
             let stored = rec["label"].as_str().map(|l| Label {
                 label: l.to_string(),
                 onset: rec["label_onset"].as_u64(),
-                period: rec["label_period"].as_u64().unwrap_or(1),
+                period: rec["label_period"].as_u64(),
             });
             let label = stored.as_ref().or_else(|| labels.get(&id));
             let name = label.map_or("normal".to_string(), |l| l.label.clone());
@@ -136,8 +144,11 @@ fn main() {
                 t.saved += n - 1 - h.at;
                 if let Some(l) = label.filter(|l| l.label == "looping") {
                     let onset = l.onset.unwrap_or(0);
-                    t.latencies
-                        .push((h.at as f64 - onset as f64) / l.period.max(1) as f64);
+                    let late = h.at as f64 - onset as f64;
+                    t.latencies_tokens.push(late);
+                    if let Some(p) = l.period.filter(|&p| p > 0) {
+                        t.latencies.push(late / p as f64);
+                    }
                     t.after_onset += n - onset;
                 }
                 if verbose || name == "normal" {
@@ -155,7 +166,7 @@ fn main() {
             } else if let Some(l) = label.filter(|l| l.label == "looping") {
                 t.after_onset += n - l.onset.unwrap_or(0);
                 println!(
-                    "{name:9} MISS {id} period={} onset={:?} n={n}",
+                    "{name:9} MISS {id} period={:?} onset={:?} n={n}",
                     l.period, l.onset
                 );
             } else if name == "fuzzy" {
@@ -165,38 +176,49 @@ fn main() {
     }
     println!();
     println!(
-        "{:10} {:>7} {:>8} {:>8} {:>12} {:>12} {:>10}",
-        "label", "streams", "halted", "warned", "latency(p50)", "tokens saved", "waste saved"
+        "{:10} {:>7} {:>8} {:>8} {:>12} {:>10} {:>12} {:>10}",
+        "label",
+        "streams",
+        "halted",
+        "warned",
+        "latency(p50)",
+        "in tokens",
+        "tokens saved",
+        "waste saved"
     );
     let mut names: Vec<_> = tallies.keys().cloned().collect();
     names.sort();
     for name in names {
         let t = &tallies[&name];
-        let mut lat = t.latencies.clone();
-        lat.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let p50 = if lat.is_empty() {
-            "-".to_string()
-        } else {
-            format!("{:.2}", lat[lat.len() / 2])
-        };
+        let p50 = median(&t.latencies, 2);
+        let p50_tokens = median(&t.latencies_tokens, 0);
         let waste = if t.after_onset > 0 {
             format!("{:.0}%", 100.0 * t.saved as f64 / t.after_onset as f64)
         } else {
             "-".into()
         };
         println!(
-            "{:10} {:>7} {:>7.1}% {:>7.1}% {:>12} {:>12} {:>10}",
+            "{:10} {:>7} {:>7.1}% {:>7.1}% {:>12} {:>10} {:>12} {:>10}",
             name,
             t.streams,
             100.0 * t.halted as f64 / t.streams as f64,
             100.0 * t.warned as f64 / t.streams as f64,
             p50,
+            p50_tokens,
             t.saved,
             waste
         );
     }
     let total: u64 = tallies.values().map(|t| t.tokens).sum();
     println!("symbols fed: {total}");
+}
+
+/// The median (the upper one of an even count) with `digits` decimals, or "-".
+fn median(values: &[f64], digits: usize) -> String {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2)
+        .map_or("-".into(), |m| format!("{m:.digits$}"))
 }
 
 /// Feeds one record; returns its length in symbols, the halt verdict and the first warning.
@@ -283,7 +305,9 @@ fn load_labels(saved: Option<&str>, files: &[String]) -> HashMap<String, Label> 
     let mut out = HashMap::new();
     let text = match saved {
         Some("") => return out,
-        Some(path) => std::fs::read_to_string(path).expect("read labels"),
+        Some(path) => {
+            std::fs::read_to_string(path).unwrap_or_else(|e| die(&format!("--labels {path}: {e}")))
+        }
         None => {
             let labeler = ["../shared/tools/label.py", "../../shared/tools/label.py"]
                 .into_iter()
@@ -296,20 +320,27 @@ fn load_labels(saved: Option<&str>, files: &[String]) -> HashMap<String, Label> 
                 .arg(labeler)
                 .args(files)
                 .output()
-                .expect("run python3 label.py");
+                .unwrap_or_else(|e| die(&format!("python3 {labeler}: {e}")));
             String::from_utf8_lossy(&o.stdout).into_owned()
         }
     };
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let v: Value = serde_json::from_str(line).expect("label line");
+        let v: Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| die(&format!("labels: {e} in {line:.80}")));
         out.insert(
             v["id"].as_str().unwrap_or("").to_string(),
             Label {
                 label: v["label"].as_str().unwrap_or("").to_string(),
                 onset: v["onset"].as_u64(),
-                period: v["period"].as_u64().unwrap_or(1),
+                period: v["period"].as_u64(),
             },
         );
     }
     out
+}
+
+/// Bad arguments or an unreadable file: say which, and exit 2.
+fn die(msg: &str) -> ! {
+    eprintln!("quality: {msg}");
+    std::process::exit(2)
 }
