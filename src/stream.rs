@@ -598,7 +598,7 @@ impl StreamGuard {
             period: f.period,
             repeats: f.repeats(),
             span: f.span,
-            onset: self.text.byte_symbol(onset_byte, now).unwrap_or(sym),
+            onset: self.text.onset_symbol(Some(onset_byte), now),
             onset_byte: Some(onset_byte),
             at: sym,
             confidence: f.confidence,
@@ -659,9 +659,7 @@ impl StreamGuard {
             period: f.period,
             repeats: f.repeats(),
             span: f.span,
-            onset: onset_byte
-                .and_then(|b| self.text.byte_symbol(b, now))
-                .unwrap_or(sym),
+            onset: self.text.onset_symbol(onset_byte, now),
             onset_byte,
             at: sym,
             confidence: f.confidence,

@@ -302,12 +302,19 @@ impl TextState {
         Some(widen(self.starts[sym as usize % STARTS], self.bytes))
     }
 
-    /// The stream symbol that holds byte `byte` (`now` is the next symbol).
-    pub fn byte_symbol(&self, byte: u64, now: u64) -> Option<u64> {
+    /// The stream symbol that holds byte `byte` (`now` is the next symbol): the onset of a
+    /// finding measured in bytes or lines. White space before the stream's first word belongs
+    /// to that word. A byte older than every symbol remembered (the last `STARTS`), or no byte
+    /// at all (a line start forgotten), gives the oldest symbol remembered: the loop began
+    /// there or before.
+    pub fn onset_symbol(&self, byte: Option<u64>, now: u64) -> u64 {
         let oldest = now.saturating_sub(STARTS as u64);
-        (oldest..now)
-            .rev()
-            .find(|&s| self.symbol_byte(s, now).is_some_and(|b| b <= byte))
+        byte.and_then(|byte| {
+            (oldest..now)
+                .rev()
+                .find(|&s| self.symbol_byte(s, now).is_some_and(|b| b <= byte))
+        })
+        .unwrap_or(oldest)
     }
 
     /// Byte where line `line` (of the line engine) starts, if still remembered.
@@ -990,21 +997,39 @@ fn start_state(dfa: Option<&DFA>) -> StateID {
         .unwrap_or(StateID::ZERO)
 }
 
-/// The hash of `line[..len]` with every ASCII digit read as `0` (so that a counter does not
-/// hide a repeated line); the digits are overwritten.
+/// The hash of `line[..len]` with every number read as `0`, however many digits it has (so
+/// that a counter does not hide a repeated line, even as it goes from 9 to 10); the line is
+/// overwritten.
 fn hash_folded(line: &mut [u8; LINE_BLOCK], len: usize) -> u64 {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ZEROS: u64 = 0x3030_3030_3030_3030;
+    // Whether two digits stand side by side anywhere, the last chunk's last byte included.
+    let (mut runs, mut carry) = (0u64, 0u64);
     for chunk in line[..len.div_ceil(8) * 8].chunks_exact_mut(8) {
         let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
         // Digits become 0..=9; a byte is one when it is below 0x80 and stays below 0x80
         // after 10 is taken from it with its top bit set (no borrow crosses bytes).
         let a = x ^ ZEROS;
         let digit = !((a | HIGH) - 0x0a0a_0a0a_0a0a_0a0a) & !a & HIGH;
+        runs |= digit & (digit << 8 | carry);
+        carry = digit >> 56;
         let mask = (digit >> 7) * 0xff;
         chunk.copy_from_slice(&(x & !mask | ZEROS & mask).to_le_bytes());
     }
-    xxh3_64(&line[..len])
+    if runs == 0 {
+        return xxh3_64(&line[..len]);
+    }
+    // Numbers of several digits: keep one `0` of each run (every digit is a `0` now, and
+    // every `0` a digit).
+    let mut w = 0;
+    for r in 0..len {
+        let b = line[r];
+        if b != b'0' || w == 0 || line[w - 1] != b'0' {
+            line[w] = b;
+            w += 1;
+        }
+    }
+    xxh3_64(&line[..w])
 }
 
 /// Caps each run lane at `RUN_CAP`, so that no lane overflows into the next.

@@ -208,3 +208,35 @@ fn near_loop_evidence_has_two_copies_or_the_window() {
         }
     }
 }
+
+/// A counter going from one digit to two (9 → 10) or two to three is still the same ladder:
+/// lines are compared with every number read as one `0`, however long. The halt reports the
+/// ladder's first line as its onset, even when the stream opens with indentation; when the
+/// ladder began before the 320 symbols whose places are kept (tokens of one byte here), the
+/// oldest of those.
+#[test]
+fn a_counter_crossing_a_power_of_ten_stays_one_ladder() {
+    for start in [1u32, 91] {
+        let text: String = (start..start + 60)
+            .map(|i| format!("    server.Listen(ServerList[{i}], \"5000\", {{\n    }}\n"))
+            .collect();
+        for (way, h) in ["tokens", "text"]
+            .iter()
+            .zip(halts(&StreamSettings::default(), &text))
+        {
+            let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt from {start}"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "{way} from {start}: {v:?}");
+            // 24 copies of two lines, and a few more for the lines before it is recognised.
+            assert!(
+                line <= 2 * 24 + 6,
+                "{way} from {start}: halted at line {line}"
+            );
+            assert!(
+                v.onset < 8 || v.onset + 320 == v.at + 1,
+                "{way} from {start}: onset {} {v:?}",
+                v.onset
+            );
+            assert_eq!(v.onset_byte, Some(0), "{way} from {start}");
+        }
+    }
+}
