@@ -4,8 +4,8 @@
 //! Text arrives as token pieces or as chunks of any size and is cut the same way whatever the
 //! chunking: words are maximal runs of non-space bytes (cut into 24-byte pieces when longer),
 //! lines end at `\n`. Words become symbols of the guard's main engine when the stream has no
-//! token ids; lines, with digits folded to `0` so that counters do not hide a loop, feed a small
-//! engine of their own.
+//! token ids; lines, with every number read as one `0` so that counters do not hide a loop,
+//! feed a small engine of their own.
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
