@@ -21,6 +21,8 @@ library's message.
 import ctypes
 import enum
 import json
+import numbers
+import weakref
 from ctypes import POINTER, byref, c_char, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Sequence, Union
@@ -104,10 +106,33 @@ def _bytes_arg(data: Union[bytes, bytearray, memoryview, str, None], what: str):
     return ctypes.cast(ctypes.c_char_p(data), POINTER(c_uint8)), len(data)
 
 
-def _strs(items: Sequence[str]):
+def _uint(value, bits: int, name: str) -> int:
+    """``value`` as an unsigned integer of ``bits`` bits, the one conversion every integer
+    bound for C goes through: a ``TypeError`` for what is not an integer (``bool`` included), a
+    ``ValueError`` naming ``name`` for what does not fit (C would wrap it silently)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+    value = int(value)
+    top = (1 << bits) - 1
+    if not 0 <= value <= top:
+        raise ValueError(f"{name} = {value} is out of range 0..{top}")
+    return value
+
+
+def _strs(items: Sequence[str], name: str):
     """An ``lg_str`` array for a list of strings, and the buffers it points into (kept alive
-    by the caller while the config is used)."""
-    keep = [s.encode() if isinstance(s, str) else bytes(s) for s in items]
+    by the caller while the config is used). One string is refused: iterating it would give
+    one pattern per character."""
+    if isinstance(items, (str, bytes, bytearray, memoryview)):
+        raise TypeError(f"{name} must be a list of strings, not one {type(items).__name__}")
+    keep = []
+    for i, item in enumerate(items):
+        if isinstance(item, str):
+            keep.append(item.encode())
+        elif isinstance(item, (bytes, bytearray, memoryview)):
+            keep.append(bytes(item))
+        else:
+            raise TypeError(f"{name}[{i}] must be str or bytes, not {type(item).__name__}")
     arr = (_ffi.LgStr * len(keep))()
     for i, b in enumerate(keep):
         arr[i].ptr = ctypes.cast(ctypes.c_char_p(b), POINTER(c_char))
@@ -186,8 +211,8 @@ class StreamConfig(_Config):
         if status != 0:
             raise ConfigError(f"stream config: {_status_str(status)}", status)
         _set_fields(c, fields, "stream config")
-        self._breakers, self._keep_b = _strs(breakers)
-        self._exempt, self._keep_e = _strs(exempt)
+        self._breakers, self._keep_b = _strs(breakers, "breakers")
+        self._exempt, self._keep_e = _strs(exempt, "exempt")
         c.breakers, c.breakers_len = self._breakers, len(self._keep_b)
         c.exempt, c.exempt_len = self._exempt, len(self._keep_e)
         self._validated(c, lib().lg_stream_config_validate)
@@ -229,15 +254,15 @@ class AgentConfig(_Config):
         _set_fields(c, fields, "agent config")
         self._keep = []
         if ignored_fields is not None:
-            arr, keep = _strs(ignored_fields)
+            arr, keep = _strs(ignored_fields, "ignored_fields")
             c.ignored_fields, c.ignored_fields_len = arr, len(keep)
             self._keep += [arr, keep]
         if progress_patterns is not None:
-            arr, keep = _strs(progress_patterns)
+            arr, keep = _strs(progress_patterns, "progress_patterns")
             c.progress_patterns, c.progress_patterns_len = arr, len(keep)
             self._keep += [arr, keep]
         if shell_tools is not None:
-            arr, keep = _strs(shell_tools)
+            arr, keep = _strs(shell_tools, "shell_tools")
             c.shell_tools, c.shell_tools_len = arr, len(keep)
             self._keep += [arr, keep]
         if tools:
@@ -251,7 +276,7 @@ class AgentConfig(_Config):
                     if key in self._FLAGS:
                         p.flags |= self._FLAGS[key] if value else 0
                     elif key == "ignored_fields":
-                        arr, keep = _strs(value)
+                        arr, keep = _strs(value, f"tools[{name!r}].ignored_fields")
                         p.ignored_fields, p.ignored_fields_len = arr, len(keep)
                         self._keep += [arr, keep]
                     elif key == "repeats":
@@ -331,10 +356,17 @@ def _create(fn, *args) -> c_void_p:
 
 
 class _Handle:
-    """An owned C handle: freed by ``close()``, the context manager or the collector."""
+    """An owned C handle: freed by ``close()``, the context manager or the collector.
+
+    Callbacks run inside a push. An exception one raises is held and raised from that push
+    once it returns, and ``close()`` called in one frees the handle then (the library ignores a
+    free from inside its own call, so closing there at once would leak the guard)."""
 
     _free = ""
     _last_error = ""
+    _in_callback = 0
+    _close_later = False
+    _raised = None
 
     def __init__(self, ptr: c_void_p):
         self._ptr = ptr
@@ -346,7 +378,11 @@ class _Handle:
         return self._ptr
 
     def close(self) -> None:
-        """Frees the handle; further calls raise. Closing twice is harmless."""
+        """Frees the handle; further calls raise. Closing twice is harmless. Called from a
+        callback, it frees the handle when the push that called the callback returns."""
+        if self._in_callback:
+            self._close_later = True
+            return
         if self._ptr:
             getattr(lib(), self._free)(self._ptr)
             self._ptr = None
@@ -364,10 +400,22 @@ class _Handle:
             pass
 
     def _check(self, status: int) -> None:
+        """Raises for a failed call; after a push, does what its callbacks left to do: the
+        close they asked for, then the exception one raised (it comes first: it is the cause)."""
+        error = None
         if status != 0:
             msg = getattr(lib(), self._last_error)(self._ptr) if self._ptr else None
             text = msg.decode(errors="replace") if msg else _status_str(status)
-            raise LoopguardError(f"{_status_str(status)}: {text}", status)
+            error = LoopguardError(f"{_status_str(status)}: {text}", status)
+        if not self._in_callback:
+            if self._close_later:
+                self._close_later = False
+                self.close()
+            raised, self._raised = self._raised, None
+            if raised is not None:
+                raise raised
+        if error is not None:
+            raise error
 
 
 def _describe(fn, handle, verbosity: str) -> str:
@@ -408,8 +456,7 @@ class StreamGuard(_Handle):
 
     def push(self, token: int, piece: Union[bytes, str, None] = None) -> Action:
         """Pushes one generated token id (0..2**32-1) with its text piece when known."""
-        if not 0 <= token <= 0xFFFFFFFF:
-            raise ValueError(f"token id {token} is out of range 0..4294967295")
+        token = _uint(token, 32, "token")
         ptr, n = _bytes_arg(piece, "piece")
         self._check(lib().lg_stream_push_token(self._h, token, ptr, n, byref(self._action)))
         return Action(self._action.value)
@@ -478,17 +525,36 @@ class StreamGuard(_Handle):
         self, on_warn: Optional[VerdictCallback] = None, on_halt: Optional[VerdictCallback] = None
     ) -> None:
         """Calls ``on_warn(slot, verdict)`` / ``on_halt(slot, verdict)`` from inside the push
-        that warns or halts. They must not call back into this guard; exceptions raised in
-        them are printed and ignored (they cannot cross the C boundary)."""
-        self._callbacks = _verdict_callbacks(on_warn, on_halt)
+        that warns or halts. They must not call back into this guard (``close()`` excepted: it
+        takes effect when the push returns). An exception raised in one is raised by the push
+        that called it, once the push is done (the token is in the guard's state)."""
+        self._callbacks = _verdict_callbacks(self, on_warn, on_halt)
         self._check(lib().lg_stream_set_callbacks(self._h, *self._callbacks, None))
 
 
-def _verdict_callbacks(on_warn, on_halt):
+def _verdict_callbacks(owner: _Handle, on_warn, on_halt):
+    """C callbacks calling ``on_warn`` / ``on_halt``. An exception cannot cross the C
+    boundary: the first one raised is held on ``owner`` and raised by its push."""
+    ref = weakref.ref(owner)  # the owner holds the callbacks: no cycle through them
+
     def wrap(fn):
         if fn is None:
             return _ffi.VERDICT_CALLBACK()
-        return _ffi.VERDICT_CALLBACK(lambda _user, slot, v: fn(slot, Verdict._from(v.contents)))
+
+        def call(_user, slot, v):
+            g = ref()
+            if g is None:
+                return
+            g._in_callback += 1
+            try:
+                fn(slot, Verdict._from(v.contents))
+            except BaseException as e:  # noqa: B902 - held and raised by the push
+                if g._raised is None:
+                    g._raised = e
+            finally:
+                g._in_callback -= 1
+
+        return _ffi.VERDICT_CALLBACK(call)
 
     return wrap(on_warn), wrap(on_halt)
 
@@ -500,11 +566,15 @@ def _array(data, ctype, name: str):
         import numpy as np
     except ImportError:  # pragma: no cover - numpy is optional
         np = None
+    bits = 8 * ctypes.sizeof(ctype)
     if np is not None and isinstance(data, np.ndarray):
         dtype = {c_uint64: np.uint64, c_uint32: np.uint32, c_uint8: np.uint8}[ctype]
         if data.dtype != dtype:
-            if data.dtype.kind not in "iu" or (data.size and (data.min() < 0)):
-                raise ValueError(f"{name} must be non-negative integers")
+            if data.dtype.kind not in "iu":
+                raise TypeError(f"{name} must be an integer array, not {data.dtype}")
+            if data.size and (int(data.min()) < 0 or int(data.max()) >> bits):
+                bad = int(data.min()) if int(data.min()) < 0 else int(data.max())
+                raise ValueError(f"{name} holds {bad}: out of range 0..{(1 << bits) - 1}")
             data = data.astype(dtype)
         data = np.ascontiguousarray(data)
         return data.ctypes.data_as(POINTER(ctype)), data.size, data
@@ -515,7 +585,7 @@ def _array(data, ctype, name: str):
             return arr, len(view), (arr, view)
     except TypeError:
         pass
-    items = list(data)
+    items = [_uint(x, bits, f"{name}[{i}]") for i, x in enumerate(data)]
     arr = (ctype * len(items))(*items)
     return arr, len(items), arr
 
@@ -530,8 +600,8 @@ class Pool(_Handle):
 
     def __init__(self, config: Optional[StreamConfig] = None, capacity: int = 256):
         config = config or StreamConfig()
-        if capacity <= 0:
-            raise ValueError("capacity must be positive")
+        if _uint(capacity, 64, "capacity") == 0:
+            raise ValueError("capacity = 0: a pool needs at least one slot")
         super().__init__(_create(lib().lg_pool_new, byref(config._c), capacity))
         self._callbacks = None
 
@@ -542,10 +612,10 @@ class Pool(_Handle):
         return slot.value
 
     def remove(self, slot: int) -> None:
-        self._check(lib().lg_pool_remove(self._h, slot))
+        self._check(lib().lg_pool_remove(self._h, _uint(slot, 64, "slot")))
 
     def reset(self, slot: int) -> None:
-        self._check(lib().lg_pool_reset(self._h, slot))
+        self._check(lib().lg_pool_reset(self._h, _uint(slot, 64, "slot")))
 
     def push(self, slots, tokens, out=None):
         """Pushes ``tokens[i]`` into ``slots[i]`` for every i; writes the actions into ``out``
@@ -571,14 +641,14 @@ class Pool(_Handle):
 
     def verdict(self, slot: int) -> Verdict:
         v = _ffi.LgVerdict(struct_size=ctypes.sizeof(_ffi.LgVerdict))
-        self._check(lib().lg_pool_verdict(self._h, slot, byref(v)))
+        self._check(lib().lg_pool_verdict(self._h, _uint(slot, 64, "slot"), byref(v)))
         return Verdict._from(v)
 
     def set_callbacks(
         self, on_warn: Optional[VerdictCallback] = None, on_halt: Optional[VerdictCallback] = None
     ) -> None:
         """As ``StreamGuard.set_callbacks``, with the pool slot as first argument."""
-        self._callbacks = _verdict_callbacks(on_warn, on_halt)
+        self._callbacks = _verdict_callbacks(self, on_warn, on_halt)
         self._check(lib().lg_pool_set_callbacks(self._h, *self._callbacks, None))
 
 
@@ -643,9 +713,13 @@ class AgentGuard(_Handle):
         return self._act(lib().lg_agent_reject(self._h, byref(self._action)))
 
     def state(self, fingerprint: int) -> Action:
+        """A fingerprint of the environment's state (any 64-bit value), for oscillations."""
+        fingerprint = _uint(fingerprint, 64, "fingerprint")
         return self._act(lib().lg_agent_state(self._h, fingerprint, byref(self._action)))
 
     def tick(self, now_ms: int) -> Action:
+        """The caller's clock, in milliseconds (for the runaway-text rule)."""
+        now_ms = _uint(now_ms, 64, "now_ms")
         return self._act(lib().lg_agent_tick(self._h, now_ms, byref(self._action)))
 
     def set_enabled(self, enabled: bool) -> None:

@@ -47,7 +47,7 @@ def test_bad_batches_are_refused():
         with pytest.raises(lg.LoopguardError):
             pool.push([a, 999], [1, 2])
         assert pool.verdict(a).at == 0 and pool.verdict(a).action == Action.CONTINUE
-        with pytest.raises(ValueError, match="non-negative"):
+        with pytest.raises(ValueError, match="slots holds -1: out of range"):
             pool.push(np.array([-1]), np.array([1]))
         with pytest.raises(ValueError, match="out holds 1"):
             pool.push([a, a], [1, 2], out=bytearray(1))
@@ -56,3 +56,24 @@ def test_bad_batches_are_refused():
             pool.push([a], [1])
     with pytest.raises(ValueError):
         lg.Pool(capacity=0)
+
+
+def test_pool_push_refuses_values_that_do_not_fit():
+    import numpy as np
+
+    pool = lg.Pool(capacity=2)
+    s = pool.add()
+    for bad in (-1, 2**33):
+        with pytest.raises(ValueError, match=r"tokens\[0\] = .* out of range"):
+            pool.push([s], [bad])
+        with pytest.raises(ValueError, match="tokens holds .* out of range"):
+            pool.push(np.array([s], dtype=np.uint64), np.array([bad], dtype=np.int64))
+    with pytest.raises(ValueError, match=r"slots\[0\] = -1"):
+        pool.push([-1], [5])
+    with pytest.raises(TypeError, match="integer array"):
+        pool.push(np.array([s]), np.array([1.5]))
+    with pytest.raises(ValueError, match="slot = -1"):
+        pool.verdict(-1)
+    with pytest.raises(ValueError, match="capacity = 0"):
+        lg.Pool(capacity=0)
+    assert list(pool.push([s], [2**32 - 1])) == [int(Action.CONTINUE)]

@@ -147,3 +147,58 @@ def test_a_missing_library_says_how_to_build_it():
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode != 0
     assert "cargo build --release" in r.stderr and "LOOPGUARD_LIB" in r.stderr
+
+
+def test_one_string_is_not_a_list_of_breakers():
+    """`breakers='abc'` would be three one-character breakers that reset every loop."""
+    with pytest.raises(TypeError, match="breakers must be a list of strings"):
+        lg.StreamGuard(breakers="</think>")
+    with pytest.raises(TypeError, match="exempt must be a list"):
+        lg.StreamConfig(exempt=b"abc")
+    with pytest.raises(TypeError, match=r"breakers\[1\] must be str or bytes"):
+        lg.StreamConfig(breakers=["ok", 5])
+    with pytest.raises(TypeError, match="shell_tools must be a list"):
+        lg.AgentConfig(shell_tools="bash")
+
+
+def test_integers_that_do_not_fit_are_refused_not_wrapped():
+    g = lg.StreamGuard()
+    for bad in (-1, 2**32):
+        with pytest.raises(ValueError, match=f"token = {bad} is out of range"):
+            g.push(bad)
+    with pytest.raises(TypeError, match="token must be an integer"):
+        g.push(1.5)
+    with pytest.raises(TypeError, match="token must be an integer, not bool"):
+        g.push(True)
+    a = lg.AgentGuard()
+    with pytest.raises(ValueError, match="fingerprint = 18446744073709551616"):
+        a.state(2**64)
+    with pytest.raises(ValueError, match="now_ms = -5"):
+        a.tick(-5)
+    assert a.state(2**64 - 1) == Action.CONTINUE
+
+
+def test_a_callback_that_raises_raises_from_the_push():
+    with lg.StreamGuard() as g:
+        def on_halt(slot, v):
+            raise KeyError("from the callback")
+
+        g.set_callbacks(on_halt=on_halt)
+        with pytest.raises(KeyError, match="from the callback"):
+            for _ in range(200):
+                g.push_text("again and again and again. ")
+        # The push completed: the guard halted and says so.
+        assert g.verdict.action == Action.HALT
+        assert g.push_text("more") == Action.HALT  # raised once, not again
+
+
+def test_close_inside_a_callback_frees_the_guard_after_the_push():
+    g = lg.StreamGuard()
+    g.set_callbacks(on_halt=lambda slot, v: g.close())
+    for _ in range(200):
+        if not g._ptr:
+            break
+        g.push_text("again and again and again. ")
+    assert not g._ptr, "closed when the halting push returned"
+    with pytest.raises(lg.LoopguardError, match="closed"):
+        g.push_text("x")
