@@ -457,7 +457,17 @@ impl TextState {
                         found.lines = f;
                         found.lines_structured = structured;
                         let copies = f.span / f.period.max(1);
-                        found.lines_numbers = self.numbers(f.period, copies, base + i as u64);
+                        let end = base + i as u64;
+                        found.lines_numbers = self.numbers(f.period, copies, end);
+                        // A counter may step every other copy (`m[5][5] += 1` twice, then
+                        // `m[6][6] += 1` twice): read as copies of twice the block, it is a
+                        // ladder.
+                        if found.lines_numbers == Numbers::Varied
+                            && copies >= 6
+                            && self.numbers(2 * f.period, copies / 2, end) == Numbers::Ladder
+                        {
+                            found.lines_numbers = Numbers::Ladder;
+                        }
                         found.lines_block = self.block_of_shapes(f.period);
                     }
                     let g = self.growth_finding(line_start);

@@ -240,3 +240,21 @@ fn a_counter_crossing_a_power_of_ten_stays_one_ladder() {
         }
     }
 }
+
+/// A counter that steps every other line, the lines alike (`m[5][5] += 1` twice, then
+/// `m[6][6] += 1` twice), is a ladder of two-line copies: it halts within its bound.
+#[test]
+fn a_counter_stepping_every_other_copy_is_a_ladder() {
+    let text: String = (0..60)
+        .flat_map(|k| [k, k])
+        .map(|k| format!("        self.matrix[{k}][{k}] += 1\n"))
+        .collect();
+    for (way, h) in ["tokens", "text"]
+        .iter()
+        .zip(halts(&StreamSettings::default(), &text))
+    {
+        let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "{way}: {v:?}");
+        assert!(line <= 24 + 24 + 4, "{way}: halted at line {line}");
+    }
+}
