@@ -6,6 +6,7 @@
 //! A tool that is missing skips its test with a notice, unless `LOOPGUARD_REQUIRE_TOOLS=1`
 //! (set by `.ci/run`), which makes it a failure.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -53,7 +54,9 @@ fn have(tool: &str) -> bool {
             std::env::var("LOOPGUARD_REQUIRE_TOOLS").is_err(),
             "{tool} is required (LOOPGUARD_REQUIRE_TOOLS is set) but missing"
         );
-        eprintln!("skipped: {tool} is not installed");
+        // Written to the handle, not with eprintln!, which the harness captures: the notice
+        // shows in every run, not only under --nocapture.
+        let _ = writeln!(std::io::stderr(), "skipped: {tool} is not installed");
     }
     ok
 }

@@ -41,7 +41,15 @@ pub fn available(ok: bool, why: &str) -> bool {
             std::env::var("LOOPGUARD_REQUIRE_TOOLS").is_err(),
             "required (LOOPGUARD_REQUIRE_TOOLS is set): {why}"
         );
-        eprintln!("skipped: {why}");
+        note(&format!("skipped: {why}"));
     }
     ok
+}
+
+/// Prints a line in the test's normal output. The test harness captures `eprintln!` unless
+/// run with `--nocapture`; a write to the stderr handle itself is not captured, so a skipped
+/// suite says so in every run.
+pub fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

@@ -1,0 +1,3 @@
+module github.com/loopguard/loopguard/bindings/go
+
+go 1.19
