@@ -163,7 +163,7 @@ enum lg_kind
   LG_KIND_WORD_STUTTER = 5,
   // Lines or a block of lines repeated (digits folded).
   LG_KIND_REPEATED_LINES = 6,
-  // Lines repeated with a counter that steps every copy.
+  // Lines (unit: lines) or text (unit: bytes) repeated with a counter that steps every copy.
   LG_KIND_COUNTER_LADDER = 7,
   // Names that grow, each an earlier one plus a suffix.
   LG_KIND_GROWING_REPEAT = 8,

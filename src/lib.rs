@@ -61,6 +61,7 @@
 
 mod agent;
 mod config;
+mod counting;
 mod engine;
 pub mod ffi;
 mod novelty;

@@ -123,6 +123,22 @@ impl Novelty {
         self.window.count_ones()
     }
 
+    /// Words read so far (wrapping at 2^16), to measure a stretch of text in words.
+    #[inline]
+    pub fn words_read(&self) -> u16 {
+        self.words_read
+    }
+
+    /// New words among the last `k` read (at most the window's 64, and those read).
+    #[inline]
+    pub fn new_in_last(&self, k: u32) -> u32 {
+        let k = k.min(NOVELTY_WINDOW).min(self.words as u32);
+        if k == 0 {
+            return 0;
+        }
+        (self.window & (u64::MAX >> (64 - k))).count_ones()
+    }
+
     /// Reads bytes of the stream's text; a word may continue in the next call, unless
     /// `ends` says the text ends (a line) after them.
     pub fn read(&mut self, bytes: &[u8], ends: bool) {

@@ -459,7 +459,7 @@ impl StreamGuard {
     #[inline(never)]
     fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
         let now = self.engine.pos();
-        let mut candidates: [Option<Verdict>; 4] = [None; 4];
+        let mut candidates: [Option<Verdict>; 5] = [None; 5];
         if sym_f.level > Action::Continue {
             candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
         }
@@ -471,6 +471,9 @@ impl StreamGuard {
         }
         if text.growth.level > Action::Continue {
             candidates[3] = Some(self.char_verdict(text.growth, sym, now));
+        }
+        if text.counter.level > Action::Continue {
+            candidates[4] = Some(self.char_verdict(text.counter, sym, now));
         }
         // Drop what an exempt pattern excuses; fuse the confidence of the rest.
         let mut best: Option<Verdict> = None;
@@ -896,14 +899,11 @@ fn push_word(
     (engine.push(h), sym)
 }
 
-/// New words among the last 64 of a stream's text at which it says nothing new: a near loop
-/// may halt only at or below it (see `Engine::says_nothing_new`).
-const NEAR_NEW_WORDS: u32 = 1;
-
-/// The stream's recent text says nothing new.
+/// The stream's recent text says nothing new: a near loop may halt only then (see
+/// `Engine::says_nothing_new`).
 #[inline]
 fn says_nothing_new(t: &TextState) -> bool {
-    t.new_words() <= NEAR_NEW_WORDS
+    t.says_nothing_new()
 }
 
 /// Symbol `sym`, on the line that began at symbol `line_sym`, never counts towards a near

@@ -12,6 +12,7 @@ use aho_corasick::dfa::DFA;
 use aho_corasick::Anchored;
 use xxhash_rust::xxh3::xxh3_64;
 
+use crate::counting::Counting;
 use crate::engine::{Engine, EngineParams, Finding};
 use crate::novelty::Novelty;
 use crate::structure::{LineKind, Structure};
@@ -19,10 +20,10 @@ use crate::verdict::{Action, LoopKind};
 
 /// Recent bytes kept for evidence and exempt checks.
 pub(crate) const TEXT_RING: usize = 1024;
-/// Recent symbols whose starting byte is remembered: a default max period and a quarter, so
+/// Recent symbols whose starting byte is remembered: a default max period and a sixteenth, so
 /// that the evidence of any default loop is held (the rest of a guard's 16 KiB goes to the
 /// symbol ring and the n-gram tables).
-pub(crate) const STARTS: usize = 320;
+pub(crate) const STARTS: usize = 272;
 /// Lines held by the line engine.
 const LINES: usize = 64;
 /// Times a chain of names grows (each an earlier one plus a suffix) before a warning, and
@@ -30,6 +31,15 @@ const LINES: usize = 64;
 /// `parse_int_radix`); five are a loop.
 const GROWTH_WARN: u32 = 2;
 const GROWTH_HALT: u32 = 4;
+/// Copies of a block with a counter in it (`age = 19`, `age = 20`, …) that warn and that halt,
+/// while the copies say nothing new. People write out short counts (a 16-byte seed, the years
+/// of a copyright line, the versions a parser supports) and name something new in longer ones
+/// (a machine's 32 registers); models run theirs to the token limit. The halt is the line
+/// ladder's 24; the warning comes only past the length of counts people write.
+const COUNT_WARN: u32 = 20;
+const COUNT_HALT: u32 = 24;
+/// New words among the last 64 at which a text says nothing new.
+const NOTHING_NEW: u32 = 1;
 /// Copies of a repeated block of lines whose numbers are compared, at most.
 const NUMBER_COPIES: usize = 6;
 /// Longest word hashed whole; longer runs are cut into pieces this long.
@@ -109,6 +119,9 @@ pub(crate) struct TextFinding {
     /// Names that grow (unit: bytes; period is what the last growth added, span the latest
     /// name's length, onset the line it is on).
     pub growth: Finding,
+    /// A counter stepping with the same text around it (unit: bytes; period is the bytes of
+    /// a copy, span the bytes since the first, onset its byte).
+    pub counter: Finding,
 }
 
 /// How the numbers in the copies of a block of repeated lines (lines equal once their digits
@@ -134,6 +147,7 @@ impl TextFinding {
             .level
             .max(self.lines.level)
             .max(self.growth.level)
+            .max(self.counter.level)
     }
 }
 
@@ -163,6 +177,13 @@ pub(crate) struct TextState {
     structure: Structure,
     /// How many of the recent words are new.
     novelty: Novelty,
+    /// Numbers that count; the onset of the count last seen, and the words read when it was.
+    counting: Counting,
+    count_onset: u64,
+    count_words: u16,
+    /// Whether line evidence (counts and growing names among it) may warn, and halt.
+    lines_warn: bool,
+    lines_halt: bool,
     line_start: u64,
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
@@ -213,6 +234,11 @@ impl TextState {
             line_letters: 0,
             structure: Structure::new(),
             novelty: Novelty::new(),
+            counting: Counting::new(),
+            count_onset: u64::MAX,
+            count_words: 0,
+            lines_warn: line_warn > 0,
+            lines_halt: line_halt > 0,
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
@@ -238,6 +264,8 @@ impl TextState {
         self.lines.reset();
         self.structure.reset();
         self.novelty.reset();
+        self.counting.reset();
+        self.count_onset = u64::MAX;
         self.breaker_state = start_state(breakers);
     }
 
@@ -245,6 +273,7 @@ impl TextState {
     pub fn forget(&mut self) {
         self.runs = 0;
         self.lines.forget();
+        self.counting.forget();
     }
 
     /// Inside a code fence, a table or an indented line: thresholds stretch.
@@ -270,11 +299,11 @@ impl TextState {
         self.structure.bullet()
     }
 
-    /// New words among the last [`NOVELTY_WINDOW`](crate::novelty::NOVELTY_WINDOW) of the
-    /// lines read so far.
+    /// The recent text says nothing new: at most [`NOTHING_NEW`] of its last
+    /// [`NOVELTY_WINDOW`](crate::novelty::NOVELTY_WINDOW) words are new.
     #[inline]
-    pub fn new_words(&self) -> u32 {
-        self.novelty.new_words()
+    pub fn says_nothing_new(&self) -> bool {
+        self.novelty.new_words() <= NOTHING_NEW
     }
 
     /// Records that stream symbol `sym` starts at the current byte.
@@ -475,6 +504,11 @@ impl TextState {
                     if g.beats(&found.growth) {
                         found.growth = g;
                     }
+                    let c = self.counter_finding();
+                    halted |= c.level == Action::Halt;
+                    if c.beats(&found.counter) {
+                        found.counter = c;
+                    }
                     stop |= on_event(self, Event::LineEnd { heading, kind });
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
@@ -491,6 +525,12 @@ impl TextState {
             if self.line_len == LINE_BLOCK {
                 self.structure.block(&self.line);
                 self.novelty.read(&self.line, false);
+                self.counting.read(&self.line);
+                let c = self.counter_finding();
+                halted |= c.level == Action::Halt;
+                if c.beats(&found.counter) {
+                    found.counter = c;
+                }
                 self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
                 self.line_len = 0;
             }
@@ -661,6 +701,9 @@ impl TextState {
         let (kind, structured) = self.structure.end_line(&self.line[..self.line_len], last);
         self.novelty.read(&self.line[..self.line_len], true);
         self.novelty.end_word();
+        self.counting.read(&self.line[..self.line_len]);
+        self.counting.read(b"\n");
+        debug_assert_eq!(self.counting.pos(), next, "every byte is counted once");
         let mut f = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
             let h = fold(
@@ -773,9 +816,9 @@ impl TextState {
     /// `GROWTH_HALT`.
     fn growth_finding(&self, line_start: u64) -> Finding {
         let (grown, unit, len) = self.novelty.growth();
-        let level = if grown >= GROWTH_HALT {
+        let level = if grown >= GROWTH_HALT && self.lines_halt {
             Action::Halt
-        } else if grown >= GROWTH_WARN {
+        } else if grown >= GROWTH_WARN && self.lines_warn {
             Action::Warn
         } else {
             return Finding::default();
@@ -787,6 +830,41 @@ impl TextState {
             span: len,
             onset: line_start,
             confidence: 1.0 - 0.5f32.powi(grown as i32),
+        }
+    }
+
+    /// A count, as the bytes read so far leave it: a warning at `COUNT_WARN` copies of the
+    /// block with its counter, a halt at `COUNT_HALT`, while the copies say nothing new: at
+    /// most `NOTHING_NEW` new words among those read since the count was first seen (a
+    /// counter inside a name, `REG_R12`, is a new word every copy).
+    fn counter_finding(&mut self) -> Finding {
+        let c = self.counting.count();
+        if c.rungs == 0 {
+            return Finding::default();
+        }
+        if c.onset != self.count_onset {
+            (self.count_onset, self.count_words) = (c.onset, self.novelty.words_read());
+        }
+        if c.rungs < COUNT_WARN || !self.lines_warn {
+            return Finding::default();
+        }
+        let words = self.novelty.words_read().wrapping_sub(self.count_words) as u32;
+        if self.novelty.new_in_last(words) > NOTHING_NEW {
+            return Finding::default();
+        }
+        let level = if c.rungs >= COUNT_HALT && self.lines_halt {
+            Action::Halt
+        } else {
+            Action::Warn
+        };
+        let span = (c.end - c.onset).min(u32::MAX as u64) as u32;
+        Finding {
+            level,
+            kind: LoopKind::CounterLadder,
+            period: (span / c.rungs).max(1),
+            span,
+            onset: c.onset,
+            confidence: 1.0 - 0.5f32.powi((c.rungs / 4) as i32),
         }
     }
 

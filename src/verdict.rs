@@ -69,7 +69,9 @@ pub enum LoopKind {
     /// Lines, or a block of lines, repeated; digits are folded so counters do not hide it.
     RepeatedLines = 6,
     /// Lines, or a block of lines, repeated with a counter that steps by the same amount
-    /// every copy (`== 39`, `== 40`, `== 41`).
+    /// every copy (`== 39`, `== 40`, `== 41`; unit: lines), or a count within the text, the
+    /// same few bytes around a number that steps (`1, 2, 3, …`, `age = 19`, `age = 20`, …;
+    /// unit: bytes, the period a copy's length).
     CounterLadder = 7,
     /// Names that grow, each an earlier one plus a suffix (`f_with_x`, `f_with_x_with_x`).
     GrowingRepeat = 8,
@@ -128,7 +130,7 @@ pub struct Verdict {
     pub span: u32,
     /// Index of the first symbol of the first copy, counted from the start of the stream (or
     /// the last reset). Symbols are token ids, or words for text-only streams. A loop found in
-    /// the text (lines, characters) that began more than 320 symbols back reports the oldest
+    /// the text (lines, characters) that began more than 272 symbols back reports the oldest
     /// symbol whose place is kept; `onset_byte` is then the exact start.
     pub onset: u64,
     /// Byte offset of the onset in the stream's text, when the text is known and still held.
