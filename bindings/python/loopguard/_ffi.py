@@ -328,8 +328,12 @@ def _candidates():
         yield Path(env)
         return
     names = ["libloopguard.so", "libloopguard.dylib", "loopguard.dll"]
-    # A checkout: bindings/python/loopguard/_ffi.py -> the repository's target/.
     here = Path(__file__).resolve()
+    # An installed wheel carries the library inside the package (built by setuptools-rust).
+    for pattern in ("_libloopguard*.so", "_libloopguard*.dylib", "_libloopguard*.pyd"):
+        for path in sorted(here.parent.glob(pattern)):
+            yield path
+    # A checkout: bindings/python/loopguard/_ffi.py -> the repository's target/.
     for root in here.parents:
         for profile in ("release", "debug"):
             for name in names:
