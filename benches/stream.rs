@@ -313,11 +313,9 @@ fn main() {
     println!();
     let ratio = naive_ns / ids_ns;
     println!("naive / guard (ids): {ratio:.1}x faster");
+    // Ratios taken in one run are the targets here; absolute times on this shared machine
+    // measure the neighbours too, so their gate is the instruction count (tests/speed_gate.rs).
     let target = |ok: bool| if ok { "meets" } else { "MISSES" };
-    println!(
-        "target token path <= 10 ns/token: {} ({ids_ns:.2})",
-        target(ids_ns <= 10.0)
-    );
     println!(
         "target >= 10x the naive scan: {} ({ratio:.1}x)",
         target(ratio >= 10.0)
@@ -327,13 +325,9 @@ fn main() {
         target(cabi_ratio <= 1.2)
     );
     println!(
-        "target pool batch <= 20 ns per sequence-token: {} ({:.2})",
-        target(ns(pool_s, pool_tokens) <= 20.0),
-        ns(pool_s, pool_tokens)
-    );
-    println!(
-        "target text path <= 3 ns/byte: {} ({:.2})",
-        target(ns(text_chunked, bytes) <= 3.0),
+        "token path {ids_ns:.2} ns/token, pool batch {:.2} ns per sequence-token, text path \
+         {:.2} ns/byte: timings, not gates (tests/speed_gate.rs counts instructions)",
+        ns(pool_s, pool_tokens),
         ns(text_chunked, bytes)
     );
 }
