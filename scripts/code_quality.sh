@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared}
 cargo build --release --example quality --example coding_agent_quality
-q=target/release/examples/quality
+q=${CARGO_TARGET_DIR:-target}/release/examples/quality
 mkdir -p target/quality
 
 echo "== 1. human code and docs"
@@ -62,7 +62,7 @@ fi
 
 echo "== 3. coding agents"
 if [ -f "$shared/corpus/coding_agents.jsonl" ]; then
-  target/release/examples/coding_agent_quality "$shared/corpus"
+  "${CARGO_TARGET_DIR:-target}"/release/examples/coding_agent_quality "$shared/corpus"
 else
   echo "skipped: no $shared/corpus/coding_agents.jsonl"
 fi

@@ -10,7 +10,7 @@ prefix=${PREFIX:-/usr/local}
 libdir=${LOOPGUARD_LIB_DIR:-}
 if [ -z "$libdir" ]; then
   cargo build --release --lib
-  libdir=target/release
+  libdir=${CARGO_TARGET_DIR:-target}/release
 fi
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 install -d "$prefix/lib/pkgconfig" "$prefix/include"

@@ -9,7 +9,7 @@ shared=${SHARED:-../shared}
 dev="$shared/corpus/smollm2-dev.jsonl"
 [ -f "$dev" ] || { echo "no $dev: the quality report needs ../shared" >&2; exit 2; }
 cargo build --release --example quality
-q=target/release/examples/quality
+q=${CARGO_TARGET_DIR:-target}/release/examples/quality
 mkdir -p target/quality
 python3 "$shared/tools/label.py" "$dev" > target/quality/labels.jsonl
 for preset in balanced strict lenient; do

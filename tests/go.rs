@@ -31,7 +31,7 @@ fn go_package() {
     let lib = tools::release_lib_dir();
     // A fixed prefix: Go's build cache keeps the -L path pkg-config gave it, so a prefix that
     // moved or vanished would break the next run's link.
-    let prefix = root.join("target/go-prefix");
+    let prefix = tools::target_dir().join("go-prefix");
     tools::succeed(
         Command::new(root.join("scripts/install.sh"))
             .env("PREFIX", &prefix)

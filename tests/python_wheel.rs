@@ -38,7 +38,7 @@ fn python_wheel() {
         return;
     }
     let root = tools::root();
-    let scratch = root.join("target/python-wheel");
+    let scratch = tools::target_dir().join("python-wheel");
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
 

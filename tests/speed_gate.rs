@@ -86,7 +86,7 @@ fn instructions_per_unit_stay_within_the_baseline() {
         "--example",
         "profile_tokens",
     ]));
-    let exe = tools::root().join("target/release/examples/profile_tokens");
+    let exe = tools::target_dir().join("release/examples/profile_tokens");
     let baseline = read_baseline();
     let update = std::env::var("LOOPGUARD_UPDATE_BASELINE").is_ok();
     let mut measured = Vec::new();

@@ -9,8 +9,18 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// `target/release`, after `cargo build --release --lib` built the C artifacts from the sources
-/// as they are now (release: the tests measure the guard's time in a real generation loop).
+/// Cargo's target directory: `CARGO_TARGET_DIR` when set (relative to the repository), else
+/// `target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
+    }
+}
+
+/// `<target>/release`, after `cargo build --release --lib` built the C artifacts from the
+/// sources as they are now (release: the tests measure the guard's time in a real generation
+/// loop).
 pub fn release_lib_dir() -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut build = Command::new(cargo);
@@ -18,7 +28,7 @@ pub fn release_lib_dir() -> PathBuf {
         .current_dir(root())
         .args(["build", "--release", "--lib", "--quiet"]);
     succeed(&mut build);
-    root().join("target/release")
+    target_dir().join("release")
 }
 
 /// Runs `cmd` and fails the test with its output unless it succeeds.

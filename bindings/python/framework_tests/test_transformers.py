@@ -138,7 +138,9 @@ def test_a_batch_stops_only_its_looping_row(smollm2, unguarded):
     steps = len(normal)
     print(f"transformers batch of 2: guard {1e6 * spent[0] / steps:.0f} us a step "
           f"({100 * spent[0] / seconds:.2f}% of generate's {1000 * seconds / steps:.0f} ms a step)")
-    # The guard is reusable for the next call.
+    # The same guard on the next call starts afresh: the normal prompt alone, untouched.
+    (again,), _ = generate(model, tok, [NORMAL], stopping_criteria=[guard.stopping_criteria])
+    assert guard.halted == [False] and again == unguarded["normal"]
     guard.reset()
     assert guard.halted == []
 

@@ -18,8 +18,9 @@ finished answer), or both:
 Why a row stopped is kept on the guard (``halted``, ``verdict(row)``, ``describe(row)``,
 ``halted_at[row]``) and logged once on the ``loopguard.transformers`` logger. Only generated
 tokens are watched, never the prompt; a row that ends on its own (an end-of-sequence token) is
-no longer pushed, so the padding after it is never taken for a loop. Use a new guard, or
-``reset()``, for each ``generate()`` call.
+no longer pushed, so the padding after it is never taken for a loop. A guard handed to another
+``generate()`` call starts afresh (it sees a different prompt or a shorter input); ``reset()``
+does so explicitly.
 """
 
 import logging
@@ -63,6 +64,7 @@ class LoopGuard:
         self.capacity = capacity
         self._slots: List[int] = []
         self._prompt_len: Optional[int] = None
+        self._prompt: Optional[torch.Tensor] = None
         self._seen = 0
         self.halted: List[bool] = []
         self.halted_at: List[Optional[int]] = []
@@ -128,6 +130,7 @@ class LoopGuard:
         self.reset()
         self._slots = [self._pool.add() for _ in range(rows)]
         self._prompt_len = prompt_len
+        self._prompt = input_ids[:, :prompt_len].clone()
         self._seen = prompt_len
         self.halted = [False] * rows
         self.halted_at = [None] * rows
@@ -135,7 +138,13 @@ class LoopGuard:
 
     def _advance(self, input_ids: torch.Tensor, prompt_len_if_new: int) -> None:
         rows, length = input_ids.shape
-        if self._prompt_len is None or rows != len(self._slots) or length < self._seen:
+        if (
+            self._prompt_len is None
+            or rows != len(self._slots)
+            or length < self._seen
+            or not torch.equal(input_ids[:, : self._prompt_len], self._prompt)
+        ):
+            # A new generate() call (the guard was not reset): start afresh.
             self._begin(input_ids, prompt_len_if_new)
         if length <= self._seen:
             return
