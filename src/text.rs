@@ -448,11 +448,7 @@ impl TextState {
             i += read;
             let mut stop = false;
             if self.run_alert(limits) {
-                let f = self.char_finding(limits, base + i as u64);
-                halted |= f.level == Action::Halt;
-                if f.beats(&found.chars) {
-                    found.chars = f;
-                }
+                halted |= keep(&mut found.chars, self.char_finding(limits, base + i as u64));
                 self.runs = clamp_lanes(self.runs);
             }
             if class & SPACE != 0 {
@@ -499,16 +495,8 @@ impl TextState {
                         }
                         found.lines_block = self.block_of_shapes(f.period);
                     }
-                    let g = self.growth_finding(line_start);
-                    halted |= g.level == Action::Halt;
-                    if g.beats(&found.growth) {
-                        found.growth = g;
-                    }
-                    let c = self.counter_finding();
-                    halted |= c.level == Action::Halt;
-                    if c.beats(&found.counter) {
-                        found.counter = c;
-                    }
+                    halted |= keep(&mut found.growth, self.growth_finding(line_start));
+                    halted |= keep(&mut found.counter, self.counter_finding());
                     stop |= on_event(self, Event::LineEnd { heading, kind });
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
@@ -526,11 +514,7 @@ impl TextState {
                 self.structure.block(&self.line);
                 self.novelty.read(&self.line, false);
                 self.counting.read(&self.line);
-                let c = self.counter_finding();
-                halted |= c.level == Action::Halt;
-                if c.beats(&found.counter) {
-                    found.counter = c;
-                }
+                halted |= keep(&mut found.counter, self.counter_finding());
                 self.line_hash = fold(self.line_hash, hash_folded(&mut self.line, LINE_BLOCK));
                 self.line_len = 0;
             }
@@ -1118,6 +1102,15 @@ fn hash_folded(line: &mut [u8; LINE_BLOCK], len: usize) -> u64 {
         }
     }
     xxh3_64(&line[..w])
+}
+
+/// Keeps `f` in `slot` when it is the stronger evidence; whether `f` halts.
+#[inline]
+fn keep(slot: &mut Finding, f: Finding) -> bool {
+    if f.beats(slot) {
+        *slot = f;
+    }
+    f.level == Action::Halt
 }
 
 /// Caps each run lane at `RUN_CAP`, so that no lane overflows into the next.

@@ -1245,6 +1245,23 @@ impl AgentGuard {
         c.tool == tool && c.outcome.is_some() && c.error.is_none()
     }
 
+    /// The failed calls of call `me`'s tool, oldest first, since its last success within the
+    /// error window (and since the last write).
+    fn failures_since_success(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let tool = self.calls[me].tool;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let lo = (lo..me)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
+        (lo..=me)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
+            })
+            .collect()
+    }
+
     fn same_error(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         if s.same_error.is_off() {
             return;
@@ -1273,18 +1290,7 @@ impl AgentGuard {
         if t.is_off() {
             return;
         }
-        let tool = self.calls[me].tool;
-        let lo = (me + 1).saturating_sub(s.error_window as usize);
-        let lo = (lo..me)
-            .rev()
-            .find(|&i| self.succeeded(i, tool))
-            .map_or(lo, |i| i + 1);
-        let calls: Vec<usize> = (lo..=me)
-            .filter(|&i| {
-                let c = &self.calls[i];
-                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
-            })
-            .collect();
+        let calls = self.failures_since_success(s, me);
         let count = calls.len() as u32;
         // The arguments differ: the failures are evidence of a dead end, not of no progress
         // on one call, so this rule warns at most unless told otherwise.
@@ -1306,19 +1312,9 @@ impl AgentGuard {
         if s.whack_a_mole.is_off() {
             return;
         }
-        let tool = self.calls[me].tool;
-        let lo = (me + 1).saturating_sub(s.error_window as usize);
-        let lo = (lo..me)
-            .rev()
-            .find(|&i| self.succeeded(i, tool))
-            .map_or(lo, |i| i + 1);
-        let errors: Vec<usize> = (lo..=me)
-            .rev()
-            .filter(|&i| {
-                let c = &self.calls[i];
-                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
-            })
-            .collect();
+        // Newest first.
+        let mut errors = self.failures_since_success(s, me);
+        errors.reverse();
         let fp = |j: usize| self.calls[errors[j]].error;
         if errors.len() < 2 || fp(0) == fp(1) {
             return;
