@@ -599,9 +599,10 @@ enum lg_status lg_stream_config_vllm(struct lg_stream_config *config,
                                      uint32_t max_pattern_size,
                                      uint32_t min_count);
 
-// Checks a config. On an invalid one returns `LG_ERR_CONFIG` and writes into `buf` (when
-// `buf_len` > 0) a NUL-terminated message naming the field and its allowed range, truncated
-// to fit. Allocates while it runs.
+// Checks a config. On an invalid one returns `LG_ERR_CONFIG` (`LG_ERR_INVALID_ARGUMENT` for a
+// `struct_size` too small to hold itself) and writes into `buf` (when `buf_len` > 0) a
+// NUL-terminated message naming the field and its allowed range, truncated to fit. Allocates
+// while it runs.
 enum lg_status lg_stream_config_validate(const struct lg_stream_config *config,
                                          char *buf,
                                          size_t buf_len);
@@ -614,8 +615,9 @@ enum lg_status lg_agent_config_init(struct lg_agent_config *config);
 // `LG_ERR_INVALID_ARGUMENT` for an unknown preset. O(1).
 enum lg_status lg_agent_config_preset(struct lg_agent_config *config, int32_t preset);
 
-// Checks a config; on an invalid one returns `LG_ERR_CONFIG` and writes a NUL-terminated
-// message naming the field into `buf` (truncated to fit). Allocates while it runs.
+// Checks a config; on an invalid one returns `LG_ERR_CONFIG` (`LG_ERR_INVALID_ARGUMENT` for a
+// `struct_size` too small to hold itself) and writes a NUL-terminated message naming the
+// field into `buf` (truncated to fit). Allocates while it runs.
 enum lg_status lg_agent_config_validate(const struct lg_agent_config *config,
                                         char *buf,
                                         size_t buf_len);
@@ -723,7 +725,9 @@ enum lg_status lg_agent_set_callbacks(struct lg_agent *agent,
                                       lg_agent_callback on_halt,
                                       void *user_data);
 
-// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL.
+// Why the last failed call on this handle failed, naming the argument at fault, NUL-terminated;
+// "" when none failed. Never NULL (a NULL handle gives a static message). Valid until the
+// next call on the handle.
 const char *lg_agent_last_error(const struct lg_agent *agent);
 
 // Creates a pool of `capacity` slots (1..=65536), each a guard built from `*config` (copied),
@@ -768,8 +772,8 @@ enum lg_status lg_pool_set_callbacks(struct lg_pool *pool,
                                      lg_verdict_callback on_halt,
                                      void *user_data);
 
-// The last error message on this pool, NUL-terminated; "" when there was none. Never NULL.
-// Valid until the next call on the pool.
+// Why the last failed call on this pool failed, naming the argument at fault (or the slot),
+// NUL-terminated; "" when none failed. Never NULL. Valid until the next call on the pool.
 const char *lg_pool_last_error(const struct lg_pool *pool);
 
 // Creates a guard for one sequence from `*config` (copied), into `*out`. `LG_ERR_CONFIG` for
@@ -841,8 +845,9 @@ enum lg_status lg_stream_set_callbacks(struct lg_stream *stream,
                                        lg_verdict_callback on_halt,
                                        void *user_data);
 
-// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL
-// (a NULL handle gives a static message). Valid until the next call on the handle.
+// Why the last failed call on this handle failed, naming the argument at fault, NUL-terminated;
+// "" when none failed. Never NULL (a NULL handle gives a static message). Valid until the
+// next call on the handle.
 const char *lg_stream_last_error(const struct lg_stream *stream);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
 //! Configuration: plain [`StreamSettings`] that a caller fills in, validated once into an
 //! immutable [`StreamConfig`] that any number of guards and threads share.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -249,8 +250,9 @@ impl StreamSettings {
 /// A configuration value outside its allowed range.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    /// The field, as named in [`StreamSettings`].
-    pub field: &'static str,
+    /// The field, as named in [`StreamSettings`] (or [`AgentSettings`](crate::AgentSettings);
+    /// a field of a nested table is named with its path, `message_text.halt_span`).
+    pub field: Cow<'static, str>,
     /// The value that was given.
     pub value: String,
     /// What is allowed, in words.
@@ -272,7 +274,7 @@ impl std::error::Error for ConfigError {}
 pub(crate) fn check_u32(field: &'static str, v: u32, lo: u32, hi: u32) -> Result<(), ConfigError> {
     if v < lo || v > hi {
         return Err(ConfigError {
-            field,
+            field: field.into(),
             value: v.to_string(),
             allowed: format!("{lo}..={hi}"),
         });
@@ -299,9 +301,21 @@ pub(crate) fn check_off_or(
 pub(crate) fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result<(), ConfigError> {
     if !(v >= lo && v <= hi) {
         return Err(ConfigError {
-            field,
+            field: field.into(),
             value: v.to_string(),
             allowed: format!("{lo}..={hi}"),
+        });
+    }
+    Ok(())
+}
+
+/// A fraction above 0 and at most `hi` (NaN is refused, as is every value outside).
+pub(crate) fn check_positive_f32(field: &'static str, v: f32, hi: f32) -> Result<(), ConfigError> {
+    if !(v > 0.0 && v <= hi) {
+        return Err(ConfigError {
+            field: field.into(),
+            value: v.to_string(),
+            allowed: format!("a number above 0 and at most {hi}"),
         });
     }
     Ok(())
@@ -310,14 +324,14 @@ pub(crate) fn check_f32(field: &'static str, v: f32, lo: f32, hi: f32) -> Result
 pub(crate) fn check_patterns(field: &'static str, pats: &[String]) -> Result<(), ConfigError> {
     if pats.len() > 64 {
         return Err(ConfigError {
-            field,
+            field: field.into(),
             value: format!("{} patterns", pats.len()),
             allowed: "at most 64 patterns".into(),
         });
     }
     if let Some(p) = pats.iter().find(|p| p.is_empty() || p.len() > 256) {
         return Err(ConfigError {
-            field,
+            field: field.into(),
             value: format!("a pattern of {} bytes", p.len()),
             allowed: "patterns of 1..=256 bytes".into(),
         });
@@ -360,7 +374,7 @@ impl StreamSettings {
     pub fn set(&mut self, field: &str, value: &str) -> Result<(), ConfigError> {
         fn num<T: std::str::FromStr>(field: &'static str, value: &str) -> Result<T, ConfigError> {
             value.trim().parse().map_err(|_| ConfigError {
-                field,
+                field: field.into(),
                 value: value.to_string(),
                 allowed: "a number".into(),
             })
@@ -394,7 +408,7 @@ impl StreamSettings {
             "escalate_after" => s.escalate_after = num("escalate_after", value)?,
             _ => {
                 return Err(ConfigError {
-                    field: "(name)",
+                    field: "(name)".into(),
                     value: field.to_string(),
                     allowed: format!("one of {}", SETTINGS_FIELDS.join(", ")),
                 })
@@ -416,14 +430,14 @@ impl StreamSettings {
         check_u32("warn_span", s.warn_span, 0, 65536)?;
         if !s.window.is_power_of_two() || s.window < 64 || s.window > MAX_WINDOW {
             return Err(ConfigError {
-                field: "window",
+                field: "window".into(),
                 value: s.window.to_string(),
                 allowed: "a power of two in 64..=65536".into(),
             });
         }
         if s.window <= s.max_period + s.ngram {
             return Err(ConfigError {
-                field: "window",
+                field: "window".into(),
                 value: s.window.to_string(),
                 allowed: format!(
                     "greater than max_period + ngram = {}",
@@ -439,7 +453,7 @@ impl StreamSettings {
             s.window - 1,
         )?;
         check_off_or("near_window", s.near_window, 16, s.window)?;
-        check_f32("near_warn", s.near_warn, f32::MIN_POSITIVE, 1.0)?;
+        check_positive_f32("near_warn", s.near_warn, 1.0)?;
         if s.near_halt != 0.0 {
             check_f32("near_halt", s.near_halt, s.near_warn, 1.0).map_err(|e| ConfigError {
                 allowed: format!("0 (off) or {}", e.allowed),
@@ -514,7 +528,7 @@ impl StreamConfig {
                     .match_kind(MatchKind::Standard)
                     .build(&settings.breakers)
                     .map_err(|e| ConfigError {
-                        field: "breakers",
+                        field: "breakers".into(),
                         value: e.to_string(),
                         allowed: "patterns that compile into a DFA".into(),
                     })?,
@@ -524,7 +538,7 @@ impl StreamConfig {
             None
         } else {
             Some(AhoCorasick::new(&settings.exempt).map_err(|e| ConfigError {
-                field: "exempt",
+                field: "exempt".into(),
                 value: e.to_string(),
                 allowed: "patterns that compile".into(),
             })?)

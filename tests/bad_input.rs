@@ -24,7 +24,7 @@ fn invalid_settings_name_the_field_and_the_range() {
             "greater than max_period + ngram",
         ),
         (err(|s| s.ngram = 0), "ngram", "1..=16"),
-        (err(|s| s.near_warn = f32::NAN), "near_warn", ".."),
+        (err(|s| s.near_warn = f32::NAN), "near_warn", "above 0"),
         (err(|s| s.near_halt = 1.5), "near_halt", "0 (off)"),
         (
             err(|s| s.warn_copies = 9),

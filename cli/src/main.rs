@@ -11,11 +11,7 @@
 //! default), 1 when one did, 2 on errors (bad arguments or configuration, unreadable files,
 //! malformed lines; the other records are still scanned and reported).
 
-mod records;
-mod report;
-mod settings;
-
-use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
+use std::io::{BufReader, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -24,9 +20,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use loopguard::Action;
 
-use records::Scanner;
-use report::{Format, Summary};
-use settings::PresetChoice;
+use loopguard_cli::lines::{self, Line};
+use loopguard_cli::records::Scanner;
+use loopguard_cli::report::{self, Format, Summary};
+use loopguard_cli::settings::{self, PresetChoice};
 
 #[derive(Parser)]
 #[command(
@@ -68,6 +65,9 @@ struct ScanArgs {
     /// How many of the worst halts the summary shows.
     #[arg(long, default_value_t = 20, value_name = "N")]
     examples: usize,
+    /// The longest line read, in bytes; a longer one is skipped with an error, never held.
+    #[arg(long, default_value_t = lines::DEFAULT_MAX_LINE, value_name = "BYTES")]
+    max_line_bytes: usize,
 }
 
 #[derive(clap::Args)]
@@ -166,10 +166,18 @@ fn scan(args: &ScanArgs) -> Result<ExitCode, String> {
         let mut line = Vec::new();
         let mut number = 0u64;
         loop {
-            line.clear();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(n) => progress.inc(n as u64),
+            match lines::read_line(&mut reader, &mut line, args.max_line_bytes) {
+                Ok(Line::End) => break,
+                Ok(Line::Read { bytes }) => progress.inc(bytes as u64),
+                Ok(Line::TooLong { bytes }) => {
+                    number += 1;
+                    progress.inc(bytes);
+                    report_error(format!(
+                        "{name}:{number}: a line of {bytes} bytes, over --max-line-bytes {}: skipped",
+                        args.max_line_bytes
+                    ));
+                    continue;
+                }
                 Err(e) => {
                     report_error(format!("{name}:{}: {e}", number + 1));
                     break;

@@ -424,26 +424,45 @@ fn chunk_end(text: &[u8], start: usize) -> usize {
 
 /// The text pieces of a token record: `pieces` (strings) or `pieces_hex` (raw bytes).
 fn pieces(record: &Value) -> Result<Option<Vec<Vec<u8>>>, String> {
-    if let Some(p) = record.get("pieces_hex") {
-        let p = p.as_array().ok_or("`pieces_hex` must be a list")?;
-        return p
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let h = h.as_str().unwrap_or("");
-                hex(h).ok_or_else(|| format!("pieces_hex[{i}]: {h:?} is not hexadecimal"))
-            })
-            .collect::<Result<_, _>>()
-            .map(Some);
+    let (field, list) = match (record.get("pieces_hex"), record.get("pieces")) {
+        (Some(Value::Null) | None, Some(Value::Null) | None) => return Ok(None),
+        (Some(Value::Null) | None, Some(p)) => ("pieces", p),
+        (Some(p), _) => ("pieces_hex", p),
+    };
+    let list = list
+        .as_array()
+        .ok_or_else(|| format!("`{field}` must be a list of strings, found {}", kind(list)))?;
+    let ids = record["token_ids"].as_array().map_or(0, Vec::len);
+    if list.len() != ids {
+        return Err(format!(
+            "`{field}` is {} long and `token_ids` {ids}: one piece per token",
+            list.len()
+        ));
     }
-    match record.get("pieces") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Array(p)) => Ok(Some(
-            p.iter()
-                .map(|s| s.as_str().unwrap_or("").as_bytes().to_vec())
-                .collect(),
-        )),
-        Some(_) => Err("`pieces` must be a list of strings".into()),
+    list.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let s = p
+                .as_str()
+                .ok_or_else(|| format!("{field}[{i}]: expected a string, found {}", kind(p)))?;
+            if field == "pieces" {
+                return Ok(s.as_bytes().to_vec());
+            }
+            hex(s).ok_or_else(|| format!("{field}[{i}]: {s:?} is not hexadecimal"))
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
+}
+
+/// What a JSON value is, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -138,7 +138,8 @@ fn read_file(path: &Path) -> Result<Map<String, Value>, String> {
     } else {
         let table: toml::Table = toml::from_str(&text)
             .map_err(|e| format!("{}: not valid TOML: {e}", path.display()))?;
-        serde_json::to_value(table).map_err(|e| format!("{}: {e}", path.display()))?
+        toml_to_json(toml::Value::Table(table), "")
+            .map_err(|e| format!("{}: {e}", path.display()))?
     };
     match value {
         Value::Object(map) => Ok(map),
@@ -147,6 +148,36 @@ fn read_file(path: &Path) -> Result<Map<String, Value>, String> {
             path.display()
         )),
     }
+}
+
+/// A TOML value as JSON. TOML has floats JSON cannot hold (`nan`, `inf`): they are refused
+/// here, with their key, rather than turned into nothing.
+fn toml_to_json(v: toml::Value, path: &str) -> Result<Value, String> {
+    let key = |k: &str| {
+        if path.is_empty() {
+            k.to_string()
+        } else {
+            format!("{path}.{k}")
+        }
+    };
+    Ok(match v {
+        toml::Value::Float(f) if !f.is_finite() => {
+            return Err(format!("{path} = {f}: expected a finite number"))
+        }
+        toml::Value::Table(t) => Value::Object(
+            t.into_iter()
+                .map(|(k, v)| Ok((k.clone(), toml_to_json(v, &key(&k))?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        toml::Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| toml_to_json(v, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => serde_json::to_value(other).map_err(|e| format!("{path}: {e}"))?,
+    })
 }
 
 fn take_table(doc: &mut Map<String, Value>, name: &str) -> Result<Map<String, Value>, String> {
@@ -183,7 +214,16 @@ fn apply<T: serde::de::DeserializeOwned>(
     section: &str,
 ) -> Result<T, String> {
     merge(&mut base, over, section)?;
-    serde_json::from_value(base).map_err(|e| format!("{section}: {e}"))
+    // The path of the value serde refused names the key: `stream.halt_copies: invalid value:
+    // integer `-5`, expected u32`.
+    serde_path_to_error::deserialize(base).map_err(|e| {
+        let at = e.path().to_string();
+        if at == "." {
+            format!("{section}: {}", e.inner())
+        } else {
+            format!("{section}.{at}: {}", e.inner())
+        }
+    })
 }
 
 /// The value an optional table or a new map entry starts from, by its key path.
@@ -542,7 +582,26 @@ mod tests {
                 "stream.halt_copies: expected a number, found a string",
             ),
             ("[stream]\nhalt_copies = 1\n", "stream.halt_copies"),
-            ("[stream]\nmin_period = -1\n", "stream: invalid value"),
+            (
+                "[stream]\nmin_period = -1\n",
+                "stream.min_period: invalid value: integer `-1`, expected u32",
+            ),
+            (
+                "[stream]\nhalt_copies = 5000000000\n",
+                "stream.halt_copies: invalid value",
+            ),
+            (
+                "[stream]\nnear_warn = nan\n",
+                "stream.near_warn = NaN: expected a finite number",
+            ),
+            (
+                "[stream]\nnear_warn = 2.0\n",
+                "stream.near_warn = 2: allowed a number above 0 and at most 1",
+            ),
+            (
+                "[agent.message_text]\nhalt_span = 70000\n",
+                "agent.message_text.halt_span = 70000: allowed 0..=65536",
+            ),
             (
                 "[stream]\npreset = \"fast\"\n",
                 "stream.preset: \"fast\" is not one of",
@@ -557,7 +616,7 @@ mod tests {
             ),
             (
                 "[agent]\nrunaway_action = \"explode\"\n",
-                "agent: unknown variant `explode`",
+                "agent.runaway_action: unknown variant `explode`",
             ),
             (
                 "[agent]\nchant = 3\n",

@@ -423,6 +423,10 @@ fn malformed_lines_are_reported_and_the_scan_goes_on() {
         r#"{"id": "t", "pieces_hex": ["zz"], "token_ids": [1]}"#,
         "",
         r#"{"id": "clean", "text": "Nothing repeats here at all."}"#,
+        r#"{"id": "s", "pieces": ["a", 7], "token_ids": [1, 2]}"#,
+        r#"{"id": "r", "pieces": ["a"], "token_ids": [1, 2]}"#,
+        r#"{"id": "q", "pieces_hex": "6162", "token_ids": [1]}"#,
+        r#"{"id": "p", "pieces_hex": [null], "token_ids": [1]}"#,
     ];
     let mut file = lines.join("\n").into_bytes();
     file.extend_from_slice(b"\n{\"id\": \"bytes\", \"text\": \"\xff\xfe\"}\n");
@@ -442,7 +446,14 @@ fn malformed_lines_are_reported_and_the_scan_goes_on() {
         (8, "events[0]: unknown role \"narrator\""),
         (9, "events[0]: neither `tool` nor `role`"),
         (10, "pieces_hex[0]: \"zz\" is not hexadecimal"),
-        (13, "not valid JSON"),
+        (13, "pieces[1]: expected a string, found a number"),
+        (
+            14,
+            "`pieces` is 1 long and `token_ids` 2: one piece per token",
+        ),
+        (15, "`pieces_hex` must be a list of strings, found a string"),
+        (16, "pieces_hex[0]: expected a string, found null"),
+        (17, "not valid JSON"),
     ] {
         let want = format!("{path}:{line}: {what}");
         assert!(err.contains(&want), "{want:?} missing from:\n{err}");
@@ -451,9 +462,30 @@ fn malformed_lines_are_reported_and_the_scan_goes_on() {
     let o = run(&["scan", &path]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stdout(&o).contains("10 lines could not be read"),
+        stdout(&o).contains("14 lines could not be read"),
         "{}",
         stdout(&o)
+    );
+}
+
+/// A line over `--max-line-bytes` is skipped with an error and never held whole: the lines
+/// after it are still scanned.
+#[test]
+fn lines_over_the_cap_are_skipped() {
+    let mut input = b"{\"id\": \"a\", \"text\": \"short\"}\n{\"text\": \"".to_vec();
+    input.extend(std::iter::repeat(b'x').take(5000));
+    input.extend_from_slice(b"\"}\n{\"id\": \"b\", \"text\": \"after\"}\n");
+    let o = run_stdin(
+        &["scan", "--format", "json", "--max-line-bytes", "1000", "-"],
+        &input,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let ids: Vec<Value> = json_lines(&o).iter().map(|l| l["id"].clone()).collect();
+    assert_eq!(ids, [json!("a"), json!("b")]);
+    assert!(
+        stderr(&o).contains("-:2: a line of 5013 bytes, over --max-line-bytes 1000: skipped"),
+        "{}",
+        stderr(&o)
     );
 }
 

@@ -464,7 +464,10 @@ impl AgentSettings {
         self.monologue.check("monologue", big)?;
         self.oscillation.check("oscillation", big)?;
         if let Some(m) = &self.message_text {
-            m.validate()?;
+            m.validate().map_err(|e| ConfigError {
+                field: format!("message_text.{}", e.field).into(),
+                ..e
+            })?;
         }
         if let Some(c) = &self.chant {
             check_u32("chant.chunk", c.chunk, 8, 1000)?;
@@ -474,14 +477,14 @@ impl AgentSettings {
         }
         if (self.runaway_chars == 0) != (self.runaway_ms == 0) {
             return Err(ConfigError {
-                field: "runaway_ms",
+                field: "runaway_ms".into(),
                 value: self.runaway_ms.to_string(),
                 allowed: "0 exactly when runaway_chars is 0".into(),
             });
         }
         if self.runaway_action < Action::Warn {
             return Err(ConfigError {
-                field: "runaway_action",
+                field: "runaway_action".into(),
                 value: self.runaway_action.as_str().into(),
                 allowed: "warn, block or halt".into(),
             });
@@ -494,7 +497,7 @@ impl AgentSettings {
         self.failure_streak.check("failure_streak", self.window)?;
         if self.tools.len() > 4096 {
             return Err(ConfigError {
-                field: "tools",
+                field: "tools".into(),
                 value: format!("{} policies", self.tools.len()),
                 allowed: "at most 4096 tool policies".into(),
             });
@@ -540,7 +543,7 @@ impl AgentConfig {
                 .match_kind(MatchKind::LeftmostFirst)
                 .build(&settings.progress_patterns)
                 .map_err(|e| ConfigError {
-                    field: "progress_patterns",
+                    field: "progress_patterns".into(),
                     value: e.to_string(),
                     allowed: "patterns aho-corasick can build".into(),
                 })?;

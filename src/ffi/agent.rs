@@ -325,14 +325,15 @@ fn thresholds_from_c(t: lg_thresholds) -> Thresholds {
     Thresholds::new(t.warn, t.block, t.halt)
 }
 
-fn action_from_c(field: &str, a: u8) -> Result<Action, String> {
+fn action_from_c(field: &str, a: u8) -> Result<Action, Fail> {
     match a {
         0 => Ok(Action::Continue),
         1 => Ok(Action::Warn),
         2 => Ok(Action::Block),
         3 => Ok(Action::Halt),
-        _ => Err(format!(
-            "invalid {field} = {a}: allowed an lg_action (0..=3)"
+        _ => Err(Fail::new(
+            LG_ERR_CONFIG,
+            format!("invalid {field} = {a}: allowed an lg_action (0..=3)"),
         )),
     }
 }
@@ -400,13 +401,8 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
 ///
 /// # Safety
 /// `cfg` points to `struct_size` readable bytes; its arrays are valid.
-unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSettings, String> {
-    let size = *(cfg as *const usize);
-    if size < std::mem::size_of::<usize>() {
-        return Err(format!(
-            "struct_size = {size}: set it to sizeof(lg_agent_config)"
-        ));
-    }
+unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSettings, Fail> {
+    let size = struct_size(cfg as *const usize, "lg_agent_config")?;
     let mut c = agent_config_from_settings(&AgentSettings::default(), 0);
     let n = size.min(std::mem::size_of::<lg_agent_config>());
     std::ptr::copy_nonoverlapping(
@@ -415,9 +411,12 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
         n,
     );
     let preset = preset_from_c(c.preset).ok_or_else(|| {
-        format!(
-            "invalid preset = {}: allowed an lg_agent_preset (0..=4)",
-            c.preset
+        Fail::new(
+            LG_ERR_CONFIG,
+            format!(
+                "invalid preset = {}: allowed an lg_agent_preset (0..=4)",
+                c.preset
+            ),
         )
     })?;
     let base = AgentSettings::preset(preset);
@@ -503,9 +502,18 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
     }
     if has(std::mem::offset_of!(lg_agent_config, tools_len) + 8) {
         if c.tools_len > 4096 {
-            return Err(format!("tools_len = {}: allowed at most 4096", c.tools_len));
+            return Err(Fail::new(
+                LG_ERR_CONFIG,
+                format!("tools_len = {}: allowed at most 4096", c.tools_len),
+            ));
         }
-        for p in slice(c.tools, c.tools_len).map_err(|_| "tools is NULL with tools_len > 0")? {
+        let tools = slice(c.tools, c.tools_len).map_err(|_| {
+            Fail::new(
+                LG_ERR_CONFIG,
+                format!("tools is NULL with tools_len = {}", c.tools_len),
+            )
+        })?;
+        for p in tools {
             let name = strings(&p.name, 1, "tools.name")?.remove(0);
             let policy = ToolPolicy {
                 exempt: p.flags & LG_TOOL_EXEMPT != 0,
@@ -526,9 +534,15 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
     Ok(s)
 }
 
-unsafe fn agent_config_from_c(cfg: *const lg_agent_config) -> Result<AgentConfig, String> {
+unsafe fn agent_config_from_c(cfg: *const lg_agent_config) -> Result<AgentConfig, Fail> {
     let s = agent_settings_from_c(cfg)?;
-    AgentConfig::new(&s).map_err(|e| e.to_string())
+    AgentConfig::new(&s).map_err(|mut e| {
+        // The message-text guard's settings come from one field of the C struct.
+        if e.field == "message_text.halt_span" {
+            e.field = "message_text_span".into();
+        }
+        Fail::new(LG_ERR_CONFIG, e.to_string())
+    })
 }
 
 /// Fills `*config` with our default settings and sets its `struct_size`. O(1).
@@ -568,8 +582,9 @@ fn preset_from_c(preset: i32) -> Option<AgentPreset> {
     }
 }
 
-/// Checks a config; on an invalid one returns `LG_ERR_CONFIG` and writes a NUL-terminated
-/// message naming the field into `buf` (truncated to fit). Allocates while it runs.
+/// Checks a config; on an invalid one returns `LG_ERR_CONFIG` (`LG_ERR_INVALID_ARGUMENT` for a
+/// `struct_size` too small to hold itself) and writes a NUL-terminated message naming the
+/// field into `buf` (truncated to fit). Allocates while it runs.
 #[no_mangle]
 pub unsafe extern "C" fn lg_agent_config_validate(
     config: *const lg_agent_config,
@@ -608,7 +623,7 @@ pub unsafe extern "C" fn lg_agent_new(
                 }));
                 LG_OK
             }
-            Err(_) => LG_ERR_CONFIG,
+            Err(fail) => fail.status,
         }
     })
 }
@@ -664,7 +679,7 @@ impl lg_agent {
     unsafe fn event(
         a: *mut lg_agent,
         out_action: *mut lg_action,
-        f: impl FnOnce(&mut AgentGuard) -> Result<(), lg_status>,
+        f: impl FnOnce(&mut AgentGuard) -> Result<(), Fail>,
     ) -> lg_status {
         boundary(|| {
             let Some(h) = a.as_ref() else {
@@ -699,18 +714,27 @@ impl lg_agent {
         })
     }
 
-    unsafe fn with<R>(
+    /// Runs `f` on the guard inside the handle's boundary; returns its status.
+    unsafe fn call(
         a: *const lg_agent,
-        f: impl FnOnce(&mut AgentGuard) -> Result<R, lg_status>,
-    ) -> Result<R, lg_status> {
-        let h = a.as_ref().ok_or(LG_ERR_NULL)?;
-        h.state.run(|| f(&mut *h.guard.get()))
+        f: impl FnOnce(&mut AgentGuard) -> Result<(), Fail>,
+    ) -> lg_status {
+        let Some(h) = a.as_ref() else {
+            return LG_ERR_NULL;
+        };
+        h.state.call(|| f(&mut *h.guard.get()))
     }
 }
 
-/// Text from C: bytes, with invalid UTF-8 replaced (U+FFFD), never rejected.
-unsafe fn text<'a>(ptr: *const u8, len: usize) -> Result<std::borrow::Cow<'a, str>, lg_status> {
-    Ok(String::from_utf8_lossy(slice(ptr, len)?))
+/// Text from C (the argument `name`, its length `len_name`): bytes, with invalid UTF-8
+/// replaced (U+FFFD), never rejected.
+unsafe fn text<'a>(
+    ptr: *const u8,
+    len: usize,
+    name: &str,
+    len_name: &str,
+) -> Result<std::borrow::Cow<'a, str>, Fail> {
+    Ok(String::from_utf8_lossy(arg(ptr, len, name, len_name)?))
 }
 
 /// A tool call the agent is about to make: the tool's name and its JSON arguments (any bytes;
@@ -726,8 +750,8 @@ pub unsafe extern "C" fn lg_agent_call(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        let tool = text(tool, tool_len)?;
-        g.call(&tool, slice(args, args_len)?);
+        let tool = text(tool, tool_len, "tool", "tool_len")?;
+        g.call(&tool, arg(args, args_len, "args", "args_len")?);
         Ok(())
     })
 }
@@ -744,16 +768,13 @@ pub unsafe extern "C" fn lg_agent_result(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        let out = (!output.is_null())
-            .then(|| slice(output, output_len))
-            .transpose()?;
-        let err = (!error.is_null())
-            .then(|| slice(error, error_len))
-            .transpose()?;
-        if (output.is_null() && output_len > 0) || (error.is_null() && error_len > 0) {
-            return Err(LG_ERR_NULL);
-        }
-        g.result(out, err);
+        // NULL is "none" here, so only a NULL with a length is refused.
+        let out = arg(output, output_len, "output", "output_len")?;
+        let err = arg(error, error_len, "error", "error_len")?;
+        g.result(
+            (!output.is_null()).then_some(out),
+            (!error.is_null()).then_some(err),
+        );
         Ok(())
     })
 }
@@ -781,7 +802,7 @@ pub unsafe extern "C" fn lg_agent_message(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        g.assistant(&text(message, message_len)?);
+        g.assistant(&text(message, message_len, "message", "message_len")?);
         Ok(())
     })
 }
@@ -796,7 +817,7 @@ pub unsafe extern "C" fn lg_agent_message_chunk(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        g.assistant_chunk(&text(chunk, chunk_len)?);
+        g.assistant_chunk(&text(chunk, chunk_len, "chunk", "chunk_len")?);
         Ok(())
     })
 }
@@ -822,7 +843,7 @@ pub unsafe extern "C" fn lg_agent_thought(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        g.thought(&text(thought, thought_len)?);
+        g.thought(&text(thought, thought_len, "thought", "thought_len")?);
         Ok(())
     })
 }
@@ -836,7 +857,7 @@ pub unsafe extern "C" fn lg_agent_user(
     out_action: *mut lg_action,
 ) -> lg_status {
     lg_agent::event(agent, out_action, |g| {
-        g.user(&text(message, message_len)?);
+        g.user(&text(message, message_len, "message", "message_len")?);
         Ok(())
     })
 }
@@ -871,10 +892,10 @@ pub unsafe extern "C" fn lg_agent_tick(
 #[no_mangle]
 pub unsafe extern "C" fn lg_agent_set_enabled(agent: *mut lg_agent, enabled: u8) -> lg_status {
     boundary(|| {
-        status(lg_agent::with(agent, |g| {
+        lg_agent::call(agent, |g| {
             g.set_enabled(enabled != 0);
             Ok(())
-        }))
+        })
     })
 }
 
@@ -882,10 +903,10 @@ pub unsafe extern "C" fn lg_agent_set_enabled(agent: *mut lg_agent, enabled: u8)
 #[no_mangle]
 pub unsafe extern "C" fn lg_agent_reset(agent: *mut lg_agent) -> lg_status {
     boundary(|| {
-        status(lg_agent::with(agent, |g| {
+        lg_agent::call(agent, |g| {
             g.reset();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -896,13 +917,14 @@ pub unsafe extern "C" fn lg_agent_get_verdict(
     out: *mut lg_agent_verdict,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_agent::with(agent, |g| Ok(agent_verdict_to_c(g.verdict()))) {
-            Ok(v) => status(write_sized(out, v)),
-            Err(e) => e,
-        }
+        lg_agent::call(agent, |g| {
+            write_sized(
+                out,
+                agent_verdict_to_c(g.verdict()),
+                "out",
+                "lg_agent_verdict",
+            )
+        })
     })
 }
 
@@ -916,22 +938,15 @@ pub unsafe extern "C" fn lg_agent_evidence(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        if out_len.is_null() {
-            return LG_ERR_NULL;
-        }
-        let out = match slice_mut(out, cap) {
-            Ok(out) => out,
-            Err(e) => return e,
-        };
-        match lg_agent::with(agent, |g| Ok(g.verdict().evidence.clone())) {
-            Ok(ev) => {
-                let n = ev.len().min(out.len());
-                out[..n].copy_from_slice(&ev[..n]);
-                *out_len = ev.len();
-                LG_OK
-            }
-            Err(e) => e,
-        }
+        lg_agent::call(agent, |g| {
+            let out_len = out_arg(out_len, "out_len")?;
+            let out = arg_mut(out, cap, "out", "cap")?;
+            let ev = &g.verdict().evidence;
+            let n = ev.len().min(out.len());
+            out[..n].copy_from_slice(&ev[..n]);
+            *out_len = ev.len();
+            Ok(())
+        })
     })
 }
 
@@ -947,12 +962,8 @@ pub unsafe extern "C" fn lg_agent_describe(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        describe_into(verbosity, buf, buf_len, out_len, |v| {
-            lg_agent::with(agent, |g| {
-                let mut s = String::new();
-                g.describe(v, &mut s).map_err(|_| LG_ERR_PANIC)?;
-                Ok(s)
-            })
+        lg_agent::call(agent, |g| {
+            describe_into(verbosity, buf, buf_len, out_len, |v, s| g.describe(v, s))
         })
     })
 }
@@ -964,12 +975,9 @@ pub unsafe extern "C" fn lg_agent_get_stats(
     out: *mut lg_agent_stats,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_agent::with(agent, |g| {
+        lg_agent::call(agent, |g| {
             let s = g.stats();
-            Ok(lg_agent_stats {
+            let stats = lg_agent_stats {
                 struct_size: std::mem::size_of::<lg_agent_stats>(),
                 checks: s.checks,
                 calls: s.calls,
@@ -981,11 +989,9 @@ pub unsafe extern "C" fn lg_agent_get_stats(
                 highest_strike: s.highest_strike,
                 by_kind: s.by_kind,
                 rejections: s.rejections,
-            })
-        }) {
-            Ok(st) => status(write_sized(out, st)),
-            Err(e) => e,
-        }
+            };
+            write_sized(out, stats, "out", "lg_agent_stats")
+        })
     })
 }
 
@@ -995,7 +1001,12 @@ pub unsafe extern "C" fn lg_agent_memory_usage(
     agent: *const lg_agent,
     out: *mut usize,
 ) -> lg_status {
-    boundary(|| write_out(out, || lg_agent::with(agent, |g| Ok(g.memory_usage()))))
+    boundary(|| {
+        lg_agent::call(agent, |g| {
+            *out_arg(out, "out")? = g.memory_usage();
+            Ok(())
+        })
+    })
 }
 
 /// Sets the callbacks (either may be NULL) and their user data: `on_warn` on every warn or
@@ -1012,7 +1023,7 @@ pub unsafe extern "C" fn lg_agent_set_callbacks(
             return LG_ERR_NULL;
         };
         if let Err(e) = h.state.enter() {
-            return e;
+            return h.state.refuse(e);
         }
         h.callbacks.set(AgentCallbacks {
             on_warn,
@@ -1023,7 +1034,9 @@ pub unsafe extern "C" fn lg_agent_set_callbacks(
     })
 }
 
-/// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL.
+/// Why the last failed call on this handle failed, naming the argument at fault, NUL-terminated;
+/// "" when none failed. Never NULL (a NULL handle gives a static message). Valid until the
+/// next call on the handle.
 #[no_mangle]
 pub unsafe extern "C" fn lg_agent_last_error(agent: *const lg_agent) -> *const c_char {
     match agent.as_ref() {

@@ -23,6 +23,7 @@
 #![allow(unsafe_code)]
 #![allow(clippy::missing_safety_doc)]
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -290,7 +291,7 @@ impl HandleState {
         user_data: *mut c_void,
     ) -> lg_status {
         if let Err(e) = self.enter() {
-            return e;
+            return self.refuse(e);
         }
         self.callbacks.set(Callbacks {
             on_warn,
@@ -345,21 +346,48 @@ impl HandleState {
         self.set_error("loopguard panicked: this handle is poisoned, free it");
     }
 
-    /// Runs `f` with the handle marked busy, inside a panic boundary: a panic poisons it.
-    fn run<R>(&self, f: impl FnOnce() -> Result<R, lg_status>) -> Result<R, lg_status> {
-        self.enter()?;
+    /// Runs `f` with the handle marked busy, inside a panic boundary: a panic poisons it. Every
+    /// failure leaves its message in the handle's last error: a re-entrant call, an argument
+    /// `f` refused, a panic.
+    fn run<R>(&self, f: impl FnOnce() -> Result<R, Fail>) -> Result<R, lg_status> {
+        if let Err(e) = self.enter() {
+            return Err(self.refuse(e));
+        }
         self.begin();
         let r = catch_unwind(AssertUnwindSafe(f));
         self.end(r.is_err());
         match r {
-            Ok(r) => {
-                if let Err(e) = &r {
-                    self.set_error(status_str(*e as i32));
-                }
-                r
-            }
+            Ok(Ok(r)) => Ok(r),
+            Ok(Err(fail)) => Err(self.fail(fail)),
             Err(_) => Err(LG_ERR_PANIC),
         }
+    }
+
+    /// [`run`](Self::run) for a call that returns only a status.
+    fn call(&self, f: impl FnOnce() -> Result<(), Fail>) -> lg_status {
+        status(self.run(f))
+    }
+
+    /// Records why a call failed and returns its status.
+    #[cold]
+    #[inline(never)]
+    fn fail(&self, fail: Fail) -> lg_status {
+        self.set_error(&fail.msg);
+        fail.status
+    }
+
+    /// The status (and message) for a call `enter` refused. A poisoned handle keeps the
+    /// message of the panic that poisoned it.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, e: lg_status) -> lg_status {
+        if e == LG_ERR_REENTRANT {
+            self.set_error(
+                "called from one of this handle's own callbacks: a callback must not use the \
+                 handle whose push called it",
+            );
+        }
+        e
     }
 }
 
@@ -370,6 +398,76 @@ fn boundary(f: impl FnOnce() -> lg_status) -> lg_status {
 
 fn status(r: Result<(), lg_status>) -> lg_status {
     r.err().unwrap_or(LG_OK)
+}
+
+/// Why a call failed: the status it returns and the message `lg_*_last_error` gives after
+/// it, naming the argument at fault.
+pub(crate) struct Fail {
+    status: lg_status,
+    msg: Cow<'static, str>,
+}
+
+impl Fail {
+    fn new(status: lg_status, msg: impl Into<Cow<'static, str>>) -> Fail {
+        Fail {
+            status,
+            msg: msg.into(),
+        }
+    }
+
+    /// A required pointer argument was NULL.
+    fn null(arg: &str) -> Fail {
+        Fail::new(LG_ERR_NULL, format!("{arg} is NULL"))
+    }
+}
+
+/// A status with its generic description, for failures that need no argument named (an
+/// unknown pool slot, a full pool).
+impl From<lg_status> for Fail {
+    fn from(status: lg_status) -> Fail {
+        Fail::new(status, status_str(status as i32))
+    }
+}
+
+/// A caller's input buffer `arg` of `len` elements (its length argument `len_arg`), with
+/// [`slice`]'s rules and a message naming both when it is refused.
+///
+/// # Safety
+/// `ptr` must be valid for `len` elements when not NULL.
+unsafe fn arg<'a, T>(ptr: *const T, len: usize, arg: &str, len_arg: &str) -> Result<&'a [T], Fail> {
+    slice(ptr, len).map_err(|e| length_fail(e, arg, len_arg, len))
+}
+
+/// A caller's output buffer, as [`arg`].
+///
+/// # Safety
+/// `ptr` must be valid for `len` elements when not NULL.
+unsafe fn arg_mut<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    arg: &str,
+    len_arg: &str,
+) -> Result<&'a mut [T], Fail> {
+    slice_mut(ptr, len).map_err(|e| length_fail(e, arg, len_arg, len))
+}
+
+#[cold]
+fn length_fail(e: lg_status, arg: &str, len_arg: &str, len: usize) -> Fail {
+    match e {
+        LG_ERR_NULL => Fail::new(e, format!("{arg} is NULL with {len_arg} = {len}")),
+        _ => Fail::new(
+            e,
+            format!("{len_arg} = {len}: over PTRDIFF_MAX (a negative length cast to size_t?)"),
+        ),
+    }
+}
+
+/// A required out-pointer argument, refused with its name when NULL.
+fn out_arg<T>(ptr: *mut T, arg: &str) -> Result<*mut T, Fail> {
+    if ptr.is_null() {
+        return Err(Fail::null(arg));
+    }
+    Ok(ptr)
 }
 
 /// A slice from a C buffer: NULL with length 0 is empty, NULL otherwise is an error.
@@ -409,38 +507,20 @@ unsafe fn slice_mut<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [T], lg_st
     Ok(std::slice::from_raw_parts_mut(ptr, len))
 }
 
-/// Runs `f` and writes its value into `*out`. A NULL `out` is an error before `f` runs (so a
-/// call with side effects, such as taking a pool slot, does nothing); `*out` is written only on
-/// success.
+/// Writes `value` into a caller's versioned struct `arg` (a `ty`): only the bytes its
+/// `struct_size` covers, leaving `struct_size` as it was.
 ///
 /// # Safety
-/// `out` must be NULL or valid for a write of `T`.
-unsafe fn write_out<T>(out: *mut T, f: impl FnOnce() -> Result<T, lg_status>) -> lg_status {
-    if out.is_null() {
-        return LG_ERR_NULL;
-    }
-    match f() {
-        Ok(value) => {
-            out.write(value);
-            LG_OK
-        }
-        Err(e) => e,
-    }
-}
-
-/// Writes `value` into a caller's versioned struct: only the bytes its `struct_size` covers,
-/// leaving `struct_size` as it was.
-///
-/// # Safety
-/// `out` must point to at least `(*out).struct_size` writable bytes.
-unsafe fn write_sized<T: Copy>(out: *mut T, value: T) -> Result<(), lg_status> {
-    if out.is_null() {
-        return Err(LG_ERR_NULL);
-    }
+/// `out` must be NULL or point to at least `(*out).struct_size` writable bytes.
+unsafe fn write_sized<T: Copy>(out: *mut T, value: T, arg: &str, ty: &str) -> Result<(), Fail> {
+    let out = out_arg(out, arg)?;
     let size = *(out as *const usize);
     let min = std::mem::size_of::<usize>();
     if size < min {
-        return Err(LG_ERR_INVALID_ARGUMENT);
+        return Err(Fail::new(
+            LG_ERR_INVALID_ARGUMENT,
+            format!("{arg}->struct_size = {size}: set it to sizeof({ty})"),
+        ));
     }
     let n = size.min(std::mem::size_of::<T>());
     let src = &value as *const T as *const u8;
@@ -670,13 +750,8 @@ fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
 ///
 /// # Safety
 /// `cfg` must point to `struct_size` readable bytes; the pattern arrays must be valid.
-unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings, String> {
-    let size = *(cfg as *const usize);
-    if size < std::mem::size_of::<usize>() {
-        return Err(format!(
-            "struct_size = {size}: set it to sizeof(lg_stream_config)"
-        ));
-    }
+unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings, Fail> {
+    let size = struct_size(cfg as *const usize, "lg_stream_config")?;
     let mut c = config_from_settings(&StreamSettings::default());
     let n = size.min(std::mem::size_of::<lg_stream_config>());
     std::ptr::copy_nonoverlapping(
@@ -725,30 +800,50 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
 ///
 /// # Safety
 /// `ptr` is NULL with `len` 0, or valid for `len` `lg_str`s, each valid for its length.
-unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<String>, String> {
+/// A wrong string list makes the config invalid: `LG_ERR_CONFIG`, with the field named.
+unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<String>, Fail> {
+    let invalid = |msg: String| Fail::new(LG_ERR_CONFIG, msg);
     let items = slice(ptr, len).map_err(|e| match e {
-        LG_ERR_NULL => format!("{field} is NULL with {field}_len = {len}"),
-        _ => format!("{field}_len = {len}: over PTRDIFF_MAX"),
+        LG_ERR_NULL => invalid(format!("{field} is NULL with {field}_len = {len}")),
+        _ => invalid(format!("{field}_len = {len}: over PTRDIFF_MAX")),
     })?;
     items
         .iter()
-        .map(|s| {
+        .enumerate()
+        .map(|(i, s)| {
             let bytes = slice(s.ptr as *const u8, s.len).map_err(|e| match e {
-                LG_ERR_NULL => format!("a {field} string is NULL with len = {}", s.len),
-                _ => format!("a {field} string has len = {}: over PTRDIFF_MAX", s.len),
+                LG_ERR_NULL => invalid(format!("{field}[{i}].ptr is NULL with len = {}", s.len)),
+                _ => invalid(format!("{field}[{i}].len = {}: over PTRDIFF_MAX", s.len)),
             })?;
-            String::from_utf8(bytes.to_vec()).map_err(|_| format!("a {field} string is not UTF-8"))
+            String::from_utf8(bytes.to_vec())
+                .map_err(|_| invalid(format!("{field}[{i}] is not UTF-8")))
         })
         .collect()
+}
+
+/// The `struct_size` a caller's versioned config `ty` starts with: at least the field itself
+/// (`LG_ERR_INVALID_ARGUMENT` otherwise, as the header says).
+///
+/// # Safety
+/// `cfg` must point to a readable `size_t`.
+unsafe fn struct_size(cfg: *const usize, ty: &str) -> Result<usize, Fail> {
+    let size = *cfg;
+    if size < std::mem::size_of::<usize>() {
+        return Err(Fail::new(
+            LG_ERR_INVALID_ARGUMENT,
+            format!("struct_size = {size}: set it to sizeof({ty})"),
+        ));
+    }
+    Ok(size)
 }
 
 /// Validates a caller's config into a shared `StreamConfig`, or an error message.
 ///
 /// # Safety
 /// As for `settings_from_c`.
-unsafe fn config_from_c(cfg: *const lg_stream_config) -> Result<crate::StreamConfig, String> {
+unsafe fn config_from_c(cfg: *const lg_stream_config) -> Result<crate::StreamConfig, Fail> {
     let settings = settings_from_c(cfg)?;
-    crate::StreamConfig::new(&settings).map_err(|e| e.to_string())
+    crate::StreamConfig::new(&settings).map_err(|e| Fail::new(LG_ERR_CONFIG, e.to_string()))
 }
 
 /// Fills `*config` with the defaults (the balanced preset) and sets its `struct_size`.
@@ -805,9 +900,10 @@ pub unsafe extern "C" fn lg_stream_config_vllm(
     })
 }
 
-/// Checks a config. On an invalid one returns `LG_ERR_CONFIG` and writes into `buf` (when
-/// `buf_len` > 0) a NUL-terminated message naming the field and its allowed range, truncated
-/// to fit. Allocates while it runs.
+/// Checks a config. On an invalid one returns `LG_ERR_CONFIG` (`LG_ERR_INVALID_ARGUMENT` for a
+/// `struct_size` too small to hold itself) and writes into `buf` (when `buf_len` > 0) a
+/// NUL-terminated message naming the field and its allowed range, truncated to fit. Allocates
+/// while it runs.
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_config_validate(
     config: *const lg_stream_config,
@@ -829,8 +925,8 @@ pub unsafe extern "C" fn lg_stream_config_validate(
 ///
 /// # Safety
 /// `buf` must be valid for `buf_len` bytes when not NULL.
-unsafe fn out_text<'a>(buf: *mut c_char, buf_len: usize) -> Result<&'a mut [u8], lg_status> {
-    slice_mut(buf as *mut u8, buf_len)
+unsafe fn out_text<'a>(buf: *mut c_char, buf_len: usize) -> Result<&'a mut [u8], Fail> {
+    arg_mut(buf as *mut u8, buf_len, "buf", "buf_len")
 }
 
 /// The body of `lg_*_config_validate`: checks the message buffer first, then the config;
@@ -841,17 +937,17 @@ unsafe fn out_text<'a>(buf: *mut c_char, buf_len: usize) -> Result<&'a mut [u8],
 pub(crate) unsafe fn validate_into(
     buf: *mut c_char,
     buf_len: usize,
-    check: impl FnOnce() -> Result<(), String>,
+    check: impl FnOnce() -> Result<(), Fail>,
 ) -> lg_status {
     let out = match out_text(buf, buf_len) {
         Ok(out) => out,
-        Err(e) => return e,
+        Err(fail) => return fail.status,
     };
     match check() {
         Ok(()) => LG_OK,
-        Err(msg) => {
-            write_text(&msg, out);
-            LG_ERR_CONFIG
+        Err(fail) => {
+            write_text(&fail.msg, out);
+            fail.status
         }
     }
 }
@@ -881,35 +977,29 @@ unsafe fn describe_into(
     buf: *mut c_char,
     buf_len: usize,
     out_len: *mut usize,
-    describe: impl FnOnce(Verbosity) -> Result<String, lg_status>,
-) -> lg_status {
-    let out = match out_text(buf, buf_len) {
-        Ok(out) => out,
-        Err(e) => return e,
-    };
-    let v = match self::verbosity(verbosity) {
-        Ok(v) => v,
-        Err(e) => return e,
-    };
-    match describe(v) {
-        Ok(text) => {
-            let n = write_text(&text, out);
-            if !out_len.is_null() {
-                *out_len = n;
-            }
-            LG_OK
-        }
-        Err(e) => e,
+    describe: impl FnOnce(Verbosity, &mut String) -> std::fmt::Result,
+) -> Result<(), Fail> {
+    let out = out_text(buf, buf_len)?;
+    let v = self::verbosity(verbosity)?;
+    let mut text = String::new();
+    describe(v, &mut text).map_err(|_| Fail::from(LG_ERR_PANIC))?;
+    let n = write_text(&text, out);
+    if !out_len.is_null() {
+        *out_len = n;
     }
+    Ok(())
 }
 
 /// An `lg_verbosity` value from C, checked (an enum parameter would make a bad value UB).
-fn verbosity(v: i32) -> Result<Verbosity, lg_status> {
+fn verbosity(v: i32) -> Result<Verbosity, Fail> {
     match v {
         x if x == lg_verbosity::LG_VERBOSITY_BRIEF as i32 => Ok(Verbosity::Brief),
         x if x == lg_verbosity::LG_VERBOSITY_SUMMARY as i32 => Ok(Verbosity::Summary),
         x if x == lg_verbosity::LG_VERBOSITY_FULL as i32 => Ok(Verbosity::Full),
-        _ => Err(LG_ERR_INVALID_ARGUMENT),
+        _ => Err(Fail::new(
+            LG_ERR_INVALID_ARGUMENT,
+            format!("verbosity = {v}: allowed an lg_verbosity (0..=2)"),
+        )),
     }
 }
 

@@ -38,15 +38,15 @@ struct Slots {
 impl Slots {
     /// The index of slot `id`, when it is in use.
     #[inline]
-    fn index(&self, id: u64) -> Result<usize, lg_status> {
+    fn index(&self, id: u64) -> Result<usize, Fail> {
         let index = (id & 0xffff_ffff) as usize;
         match self.live.get(index) {
             Some(&live) if live == id => Ok(index),
-            _ => Err(LG_ERR_NO_SLOT),
+            _ => Err(no_slot(id)),
         }
     }
 
-    fn get(&mut self, id: u64) -> Result<&mut StreamGuard, lg_status> {
+    fn get(&mut self, id: u64) -> Result<&mut StreamGuard, Fail> {
         let index = self.index(id)?;
         Ok(&mut self.guards[index])
     }
@@ -63,14 +63,22 @@ pub struct lg_pool {
 impl lg_pool {
     /// # Safety
     /// `p` must be NULL or a live handle from `lg_pool_new`.
-    unsafe fn with<R>(
-        p: *const lg_pool,
-        f: impl FnOnce(&mut Slots) -> Result<R, lg_status>,
-    ) -> Result<R, lg_status> {
-        let h = p.as_ref().ok_or(LG_ERR_NULL)?;
+    unsafe fn call(p: *const lg_pool, f: impl FnOnce(&mut Slots) -> Result<(), Fail>) -> lg_status {
+        let Some(h) = p.as_ref() else {
+            return LG_ERR_NULL;
+        };
         // SAFETY: `run` marks the handle busy, so no other call on it holds this reference.
-        h.state.run(|| f(&mut *h.slots.get()))
+        h.state.call(|| f(&mut *h.slots.get()))
     }
+}
+
+/// An unknown slot id, named (cold: the per-batch check only calls it on a failure).
+#[cold]
+fn no_slot(id: u64) -> Fail {
+    Fail::new(
+        LG_ERR_NO_SLOT,
+        format!("slot {id} is not in use (removed, never added, or from another pool)"),
+    )
 }
 
 /// Creates a pool of `capacity` slots (1..=65536), each a guard built from `*config` (copied),
@@ -89,8 +97,9 @@ pub unsafe extern "C" fn lg_pool_new(
         if capacity == 0 || capacity > 65536 {
             return LG_ERR_INVALID_ARGUMENT;
         }
-        let Ok(c) = config_from_c(config) else {
-            return LG_ERR_CONFIG;
+        let c = match config_from_c(config) {
+            Ok(c) => c,
+            Err(fail) => return fail.status,
         };
         let slots = Slots {
             guards: (0..capacity).map(|_| StreamGuard::new(&c)).collect(),
@@ -118,14 +127,19 @@ pub unsafe extern "C" fn lg_pool_free(pool: *mut lg_pool) {
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> lg_status {
     boundary(|| {
-        write_out(out_slot, || {
-            lg_pool::with(pool, |s| {
-                let index = s.free.pop().ok_or(LG_ERR_POOL_FULL)? as usize;
-                let id = ((s.generations[index] as u64) << 32) | index as u64;
-                s.live[index] = id;
-                s.guards[index].reset();
-                Ok(id)
-            })
+        lg_pool::call(pool, |s| {
+            let out_slot = out_arg(out_slot, "out_slot")?;
+            let index = s.free.pop().ok_or_else(|| {
+                Fail::new(
+                    LG_ERR_POOL_FULL,
+                    format!("the pool is full: all {} slots are in use", s.live.len()),
+                )
+            })? as usize;
+            let id = ((s.generations[index] as u64) << 32) | index as u64;
+            s.live[index] = id;
+            s.guards[index].reset();
+            *out_slot = id;
+            Ok(())
         })
     })
 }
@@ -134,13 +148,13 @@ pub unsafe extern "C" fn lg_pool_add(pool: *mut lg_pool, out_slot: *mut u64) -> 
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_remove(pool: *mut lg_pool, slot: u64) -> lg_status {
     boundary(|| {
-        status(lg_pool::with(pool, |s| {
+        lg_pool::call(pool, |s| {
             let index = s.index(slot)?;
             s.live[index] = NOT_LIVE;
             s.generations[index] = s.generations[index].wrapping_add(1);
             s.free.push(index as u32);
             Ok(())
-        }))
+        })
     })
 }
 
@@ -148,10 +162,10 @@ pub unsafe extern "C" fn lg_pool_remove(pool: *mut lg_pool, slot: u64) -> lg_sta
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_reset(pool: *mut lg_pool, slot: u64) -> lg_status {
     boundary(|| {
-        status(lg_pool::with(pool, |s| {
+        lg_pool::call(pool, |s| {
             s.get(slot)?.reset();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -172,14 +186,12 @@ pub unsafe extern "C" fn lg_pool_push(
         let Some(h) = pool.as_ref() else {
             return LG_ERR_NULL;
         };
-        let (ids, toks, out) = match (slice(slots, n), slice(tokens, n), slice_mut(out_actions, n))
-        {
-            (Ok(a), Ok(b), Ok(c)) => (a, b, c),
-            (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-        };
         let callbacks = h.state.callbacks.get();
         let fire = callbacks.on_warn.is_some() || callbacks.on_halt.is_some();
-        status(h.state.run(|| {
+        h.state.call(|| {
+            let ids = arg(slots, n, "slots", "n")?;
+            let toks = arg(tokens, n, "tokens", "n")?;
+            let out = arg_mut(out_actions, n, "out_actions", "n")?;
             let s = &mut *h.slots.get();
             for &id in ids {
                 s.index(id)?;
@@ -202,7 +214,7 @@ pub unsafe extern "C" fn lg_pool_push(
                 *act = action_to_c(action) as u8;
             }
             Ok(())
-        }))
+        })
     })
 }
 
@@ -214,13 +226,10 @@ pub unsafe extern "C" fn lg_pool_verdict(
     out: *mut lg_verdict,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_pool::with(pool, |s| Ok(verdict_to_c(&s.get(slot)?.verdict()))) {
-            Ok(v) => status(write_sized(out, v)),
-            Err(e) => e,
-        }
+        lg_pool::call(pool, |s| {
+            let v = verdict_to_c(&s.get(slot)?.verdict());
+            write_sized(out, v, "out", "lg_verdict")
+        })
     })
 }
 
@@ -239,8 +248,8 @@ pub unsafe extern "C" fn lg_pool_set_callbacks(
     })
 }
 
-/// The last error message on this pool, NUL-terminated; "" when there was none. Never NULL.
-/// Valid until the next call on the pool.
+/// Why the last failed call on this pool failed, naming the argument at fault (or the slot),
+/// NUL-terminated; "" when none failed. Never NULL. Valid until the next call on the pool.
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_last_error(pool: *const lg_pool) -> *const c_char {
     match pool.as_ref() {

@@ -20,11 +20,22 @@ impl lg_stream {
     /// `s` must be NULL or a live handle from `lg_stream_new` / `lg_stream_clone`.
     unsafe fn with<R>(
         s: *const lg_stream,
-        f: impl FnOnce(&mut StreamGuard) -> Result<R, lg_status>,
+        f: impl FnOnce(&mut StreamGuard) -> Result<R, Fail>,
     ) -> Result<R, lg_status> {
         let h = s.as_ref().ok_or(LG_ERR_NULL)?;
         // SAFETY: `run` marks the handle busy, so no other call on it holds this reference.
         h.state.run(|| f(&mut *h.guard.get()))
+    }
+
+    /// [`with`](Self::with) for a call that returns only a status.
+    ///
+    /// # Safety
+    /// As for `with`.
+    unsafe fn call(
+        s: *const lg_stream,
+        f: impl FnOnce(&mut StreamGuard) -> Result<(), Fail>,
+    ) -> lg_status {
+        status(Self::with(s, f))
     }
 
     /// Pushes with `push`, which calls the [`Changed`] it is given with the guard and the
@@ -35,13 +46,13 @@ impl lg_stream {
     unsafe fn push(
         s: *mut lg_stream,
         out_action: *mut lg_action,
-        push: impl FnOnce(&mut StreamGuard, Changed) -> Result<Action, lg_status>,
+        push: impl FnOnce(&mut StreamGuard, Changed) -> Result<Action, Fail>,
     ) -> lg_status {
         let Some(h) = s.as_ref() else {
             return LG_ERR_NULL;
         };
         if let Err(e) = h.state.enter() {
-            return e;
+            return h.state.refuse(e);
         }
         h.state.begin();
         // The status is decided inside the boundary, so that only a small integer crosses it.
@@ -54,10 +65,7 @@ impl lg_stream {
                     }
                     LG_OK
                 }
-                Err(e) => {
-                    h.state.set_error(status_str(e as i32));
-                    e
-                }
+                Err(fail) => h.state.fail(fail),
             }
         }));
         h.state.end(r.is_err());
@@ -81,8 +89,8 @@ impl Changed<'_> {
 fn then_changed(
     g: &mut StreamGuard,
     changed: Changed,
-    push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, lg_status>,
-) -> Result<Action, lg_status> {
+    push: impl FnOnce(&mut StreamGuard) -> Result<Verdict, Fail>,
+) -> Result<Action, Fail> {
     let before = g.verdict().action;
     let action = push(g)?.action;
     if action != before {
@@ -111,7 +119,7 @@ pub unsafe extern "C" fn lg_stream_new(
                 }));
                 LG_OK
             }
-            Err(_) => LG_ERR_CONFIG,
+            Err(fail) => fail.status,
         }
     })
 }
@@ -142,12 +150,10 @@ pub unsafe extern "C" fn lg_stream_push_token(
             Ok(g.push_id_then(token, |g, before| changed.call(g, before)))
         });
     }
-    if piece.is_null() {
-        return LG_ERR_NULL;
-    }
     lg_stream::push(stream, out_action, |g, changed| {
         then_changed(g, changed, |g| {
-            Ok(g.push_token(token, Some(slice(piece, piece_len)?)))
+            let piece = arg(piece, piece_len, "piece", "piece_len")?;
+            Ok(g.push_token(token, Some(piece)))
         })
     })
 }
@@ -162,11 +168,10 @@ pub unsafe extern "C" fn lg_stream_push_text(
     text_len: usize,
     out_action: *mut lg_action,
 ) -> lg_status {
-    if text.is_null() && text_len > 0 {
-        return LG_ERR_NULL;
-    }
     lg_stream::push(stream, out_action, |g, changed| {
-        then_changed(g, changed, |g| Ok(g.push_text(slice(text, text_len)?)))
+        then_changed(g, changed, |g| {
+            Ok(g.push_text(arg(text, text_len, "text", "text_len")?))
+        })
     })
 }
 
@@ -185,10 +190,10 @@ pub unsafe extern "C" fn lg_stream_finish_text(
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_reset(stream: *mut lg_stream) -> lg_status {
     boundary(|| {
-        status(lg_stream::with(stream, |g| {
+        lg_stream::call(stream, |g| {
             g.reset();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -200,19 +205,14 @@ pub unsafe extern "C" fn lg_stream_clone(
     out: *mut *mut lg_stream,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_stream::with(stream, |g| Ok(g.clone())) {
-            Ok(g) => {
-                *out = Box::into_raw(Box::new(lg_stream {
-                    guard: UnsafeCell::new(g),
-                    state: HandleState::new(),
-                }));
-                LG_OK
-            }
-            Err(e) => e,
-        }
+        lg_stream::call(stream, |g| {
+            let out = out_arg(out, "out")?;
+            *out = Box::into_raw(Box::new(lg_stream {
+                guard: UnsafeCell::new(g.clone()),
+                state: HandleState::new(),
+            }));
+            Ok(())
+        })
     })
 }
 
@@ -223,13 +223,9 @@ pub unsafe extern "C" fn lg_stream_verdict(
     out: *mut lg_verdict,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_stream::with(stream, |g| Ok(verdict_to_c(&g.verdict()))) {
-            Ok(v) => status(write_sized(out, v)),
-            Err(e) => e,
-        }
+        lg_stream::call(stream, |g| {
+            write_sized(out, verdict_to_c(&g.verdict()), "out", "lg_verdict")
+        })
     })
 }
 
@@ -243,20 +239,14 @@ pub unsafe extern "C" fn lg_stream_repeated_text(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        if out_text.is_null() || out_len.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_stream::with(stream, |g| {
+        lg_stream::call(stream, |g| {
+            let (out_text, out_len) =
+                (out_arg(out_text, "out_text")?, out_arg(out_len, "out_len")?);
             let t = g.repeated_text();
-            Ok((t.as_ptr(), t.len()))
-        }) {
-            Ok((p, n)) => {
-                *out_text = p;
-                *out_len = n;
-                LG_OK
-            }
-            Err(e) => e,
-        }
+            *out_text = t.as_ptr();
+            *out_len = t.len();
+            Ok(())
+        })
     })
 }
 
@@ -272,12 +262,8 @@ pub unsafe extern "C" fn lg_stream_describe(
     out_len: *mut usize,
 ) -> lg_status {
     boundary(|| {
-        describe_into(verbosity, buf, buf_len, out_len, |v| {
-            lg_stream::with(stream, |g| {
-                let mut s = String::new();
-                g.describe(v, &mut s).map_err(|_| LG_ERR_PANIC)?;
-                Ok(s)
-            })
+        lg_stream::call(stream, |g| {
+            describe_into(verbosity, buf, buf_len, out_len, |v, s| g.describe(v, s))
         })
     })
 }
@@ -288,7 +274,12 @@ pub unsafe extern "C" fn lg_stream_memory_usage(
     stream: *const lg_stream,
     out: *mut usize,
 ) -> lg_status {
-    boundary(|| write_out(out, || lg_stream::with(stream, |g| Ok(g.memory_usage()))))
+    boundary(|| {
+        lg_stream::call(stream, |g| {
+            *out_arg(out, "out")? = g.memory_usage();
+            Ok(())
+        })
+    })
 }
 
 /// Writes the stream's counters into `*out` (set `out->struct_size` first). O(1).
@@ -298,13 +289,9 @@ pub unsafe extern "C" fn lg_stream_stats(
     out: *mut lg_stats,
 ) -> lg_status {
     boundary(|| {
-        if out.is_null() {
-            return LG_ERR_NULL;
-        }
-        match lg_stream::with(stream, |g| Ok(stats_to_c(&g.stats()))) {
-            Ok(st) => status(write_sized(out, st)),
-            Err(e) => e,
-        }
+        lg_stream::call(stream, |g| {
+            write_sized(out, stats_to_c(&g.stats()), "out", "lg_stats")
+        })
     })
 }
 
@@ -334,8 +321,9 @@ pub unsafe extern "C" fn lg_stream_set_callbacks(
     })
 }
 
-/// The last error message on this handle, NUL-terminated; "" when there was none. Never NULL
-/// (a NULL handle gives a static message). Valid until the next call on the handle.
+/// Why the last failed call on this handle failed, naming the argument at fault, NUL-terminated;
+/// "" when none failed. Never NULL (a NULL handle gives a static message). Valid until the
+/// next call on the handle.
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_last_error(stream: *const lg_stream) -> *const c_char {
     match stream.as_ref() {

@@ -55,7 +55,8 @@ static void test_config(void) {
     CHECK(strstr(msg, "args_only_cap") != NULL);
     OK(lg_agent_config_init(&c));
     c.struct_size = 2;
-    CHECK(lg_agent_config_validate(&c, msg, sizeof msg) == LG_ERR_CONFIG);
+    CHECK(lg_agent_config_validate(&c, msg, sizeof msg) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(msg, "struct_size = 2") != NULL);
     CHECK(lg_agent_new(NULL, &a) == LG_ERR_NULL);
 }
 
