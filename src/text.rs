@@ -267,6 +267,10 @@ impl TextState {
         self.counting.reset();
         self.count_onset = u64::MAX;
         self.breaker_state = start_state(breakers);
+        // Offsets of the old stream would read as bytes of the new one (a symbol pushed
+        // without a piece marks no start): back to the zeros a new guard holds.
+        self.starts.fill(0);
+        self.line_starts.fill(0);
     }
 
     /// Forgets the evidence (after a breaker) but keeps positions and the held bytes.

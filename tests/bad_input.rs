@@ -193,3 +193,26 @@ fn mixing_push_kinds_is_defined() {
     assert_eq!(t.finish_text().action, Action::Continue);
     assert_eq!(g.verdict(), before);
 }
+
+/// A reset guard remembers no byte offset of the stream before: when the new stream's first
+/// tokens come without pieces and a later one with, the loop's onset is found among the new
+/// stream's symbols (this once read an old offset and overflowed).
+#[test]
+fn a_reset_forgets_the_old_streams_offsets() {
+    let config = StreamConfig::default();
+    let mut used = StreamGuard::new(&config);
+    for i in 0..5000u32 {
+        used.push_token(100_000 + i, Some(b" word"));
+    }
+    used.reset();
+    let mut fresh = StreamGuard::new(&config);
+    for i in 0..200u32 {
+        let piece = (i == 8).then_some(&b" the"[..]);
+        let (a, b) = (used.push_token(i % 5, piece), fresh.push_token(i % 5, piece));
+        assert_eq!(a, b, "token {i}");
+        if a.action == Action::Halt {
+            return;
+        }
+    }
+    panic!("the loop never halted");
+}

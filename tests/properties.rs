@@ -256,27 +256,29 @@ proptest! {
     }
 
     /// A guard reset after any stream answers exactly as a new one, with and without pieces,
-    /// even when the new stream is made of pieces of the old one.
+    /// even when the new stream is made of pieces of the old one, and when only some of its
+    /// tokens carry a piece (`every`: 0 none, 1 all, k one in k, the first without).
     #[test]
     fn a_reset_guard_answers_as_a_new_one(
         before in prop::collection::vec(0u32..1000, 300..800),
         cuts in prop::collection::vec((0usize..300, 8usize..40), 10..40),
-        pieces in any::<bool>(),
+        every in 0usize..5,
     ) {
         let after: Vec<u32> = cuts
             .iter()
             .flat_map(|&(at, len)| before[at..(at + len).min(before.len())].iter().copied())
             .collect();
         let config = StreamConfig::default();
-        let text = |id: u32| pieces.then_some(if id % 2 == 0 { &b" w"[..] } else { &b" x"[..] });
+        let word = |id: u32| if id % 2 == 0 { &b" w"[..] } else { &b" x"[..] };
+        let text = |i: usize, id: u32| (every > 0 && (i + 1) % every == 0).then(|| word(id));
         let mut used = StreamGuard::new(&config);
         for &id in &before {
-            used.push_token(id, text(id));
+            used.push_token(id, Some(word(id)));
         }
         used.reset();
         let mut fresh = StreamGuard::new(&config);
-        for &id in &after {
-            prop_assert_eq!(used.push_token(id, text(id)), fresh.push_token(id, text(id)));
+        for (i, &id) in after.iter().enumerate() {
+            prop_assert_eq!(used.push_token(id, text(i, id)), fresh.push_token(id, text(i, id)));
         }
         prop_assert_eq!(used.stats(), fresh.stats());
     }
