@@ -56,14 +56,47 @@ impl PresetChoice {
     }
 }
 
+/// The syntax of a configuration text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    Toml,
+    Json,
+}
+
 /// Builds both configurations: presets, then the file's keys, then validation.
 pub fn load(choice: &PresetChoice, file: Option<&Path>) -> Result<Configs, String> {
-    let mut doc = match file {
-        Some(path) => read_file(path)?,
-        None => Map::new(),
+    let Some(path) = file else {
+        return build(choice, Map::new(), None);
     };
-    let where_ = |key: &str| match file {
-        Some(path) => format!("{}: {key}", path.display()),
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // By the extension; otherwise JSON when it starts with `{`.
+    let syntax = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Syntax::Json,
+        Some("toml") => Syntax::Toml,
+        _ if text.trim_start().starts_with('{') => Syntax::Json,
+        _ => Syntax::Toml,
+    };
+    load_text(choice, &text, syntax, &path.display().to_string())
+}
+
+/// [`load`] from a configuration's text; `origin` (a path) begins every message.
+pub fn load_text(
+    choice: &PresetChoice,
+    text: &str,
+    syntax: Syntax,
+    origin: &str,
+) -> Result<Configs, String> {
+    let doc = parse(text, syntax).map_err(|e| format!("{origin}: {e}"))?;
+    build(choice, doc, Some(origin))
+}
+
+fn build(
+    choice: &PresetChoice,
+    mut doc: Map<String, Value>,
+    origin: Option<&str>,
+) -> Result<Configs, String> {
+    let where_ = |key: &str| match origin {
+        Some(origin) => format!("{origin}: {key}"),
         None => key.to_string(),
     };
     for key in doc.keys() {
@@ -77,7 +110,7 @@ pub fn load(choice: &PresetChoice, file: Option<&Path>) -> Result<Configs, Strin
     let mut stream_over = take_table(&mut doc, "stream").map_err(|e| where_(&e))?;
     let mut agent_over = take_table(&mut doc, "agent").map_err(|e| where_(&e))?;
 
-    let stream_preset = match (choice.stream, take_preset(&mut stream_over, "stream")?) {
+    let stream_preset = match (choice.stream, take_preset(&mut stream_over, "stream").map_err(|e| where_(&e))?) {
         (Some(p), _) => p,
         (None, Some(name)) => Preset::from_name(&name).ok_or_else(|| {
             where_(&format!(
@@ -86,7 +119,7 @@ pub fn load(choice: &PresetChoice, file: Option<&Path>) -> Result<Configs, Strin
         })?,
         (None, None) => Preset::Balanced,
     };
-    let agent_preset = match (choice.agent, take_preset(&mut agent_over, "agent")?) {
+    let agent_preset = match (choice.agent, take_preset(&mut agent_over, "agent").map_err(|e| where_(&e))?) {
         (Some(p), _) => p,
         (None, Some(name)) => AgentPreset::from_name(&name).ok_or_else(|| {
             where_(&format!(
@@ -124,29 +157,21 @@ pub fn load(choice: &PresetChoice, file: Option<&Path>) -> Result<Configs, Strin
     })
 }
 
-/// Reads a TOML or JSON file (by its extension; otherwise JSON when it starts with `{`).
-fn read_file(path: &Path) -> Result<Map<String, Value>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let json = match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => true,
-        Some("toml") => false,
-        _ => text.trim_start().starts_with('{'),
-    };
-    let value = if json {
-        serde_json::from_str::<Value>(&text)
-            .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?
-    } else {
-        let table: toml::Table = toml::from_str(&text)
-            .map_err(|e| format!("{}: not valid TOML: {e}", path.display()))?;
-        toml_to_json(toml::Value::Table(table), "")
-            .map_err(|e| format!("{}: {e}", path.display()))?
+/// A configuration's text as a JSON table.
+fn parse(text: &str, syntax: Syntax) -> Result<Map<String, Value>, String> {
+    let value = match syntax {
+        Syntax::Json => {
+            serde_json::from_str::<Value>(text).map_err(|e| format!("not valid JSON: {e}"))?
+        }
+        Syntax::Toml => {
+            let table: toml::Table =
+                toml::from_str(text).map_err(|e| format!("not valid TOML: {e}"))?;
+            toml_to_json(toml::Value::Table(table), "")?
+        }
     };
     match value {
         Value::Object(map) => Ok(map),
-        _ => Err(format!(
-            "{}: the configuration must be a table",
-            path.display()
-        )),
+        _ => Err("the configuration must be a table".into()),
     }
 }
 
@@ -524,15 +549,12 @@ mod tests {
     }
 
     fn load_str(ext: &str, text: &str) -> Result<Configs, String> {
-        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("lg-cfg-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("c.{ext}"));
-        std::fs::write(&path, text).unwrap();
-        let r = load(&PresetChoice::default(), Some(&path));
-        std::fs::remove_dir_all(dir).unwrap();
-        r
+        let syntax = if ext == "json" {
+            Syntax::Json
+        } else {
+            Syntax::Toml
+        };
+        load_text(&PresetChoice::default(), text, syntax, "c")
     }
 
     #[test]
