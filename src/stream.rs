@@ -5,8 +5,8 @@ use std::fmt;
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
 use crate::text::{
-    is_data, is_rule_text, is_word, CharLimits, Event, Numbers, TextFinding, TextState, STARTS,
-    TEXT_RING,
+    is_data, is_drawing, is_rule_text, is_word, CharLimits, Event, Numbers, TextFinding, TextState,
+    STARTS, TEXT_RING,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -26,6 +26,11 @@ const LADDER_LINES: u64 = 24;
 /// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a
 /// regex repeated eleven times in a shell script; runs of `0x00,` in a Unicode table).
 const DATA_SPAN_FACTOR: u32 = 4;
+/// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
+const DRAWING_ROWS: u32 = 48;
+/// Bytes past which a line of code is longer than people write them (style guides stop at
+/// 80 to 120): a repetition inside a shorter one may be a literal written on purpose.
+const CODE_LINE: u64 = 200;
 
 /// Symbols of a near loop without a period shown as its evidence.
 const NEAR_EVIDENCE: u32 = 48;
@@ -547,6 +552,13 @@ impl StreamGuard {
                             Action::Continue
                         };
                         kind = LoopKind::CharRun;
+                    } else if is_drawing(block_from(a, b, from, start)) {
+                        // Rows of a drawing (a chart's axis, a frame: no letter or digit)
+                        // repeat by design, as many as the picture is tall: only a drawing
+                        // taller than a screen halts.
+                        if f.span / f.period.max(1) < DRAWING_ROWS {
+                            action = Action::Continue;
+                        }
                     } else if is_data(block_from(a, b, from, start)) {
                         // A block without words — numbers, hex, a regex, base64 — is data,
                         // and tables of data repeat their values and rows: only a long run
@@ -568,6 +580,9 @@ impl StreamGuard {
             if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
                 kind = LoopKind::WordStutter;
             }
+        }
+        if action > Action::Continue && self.within_a_code_line(onset_byte) {
+            action = Action::Continue;
         }
         // In structured text (code, markup, tables, fields) blocks recur by design: a block
         // written twice, or one recurring from far back, is not a warning there. A loop
@@ -592,10 +607,26 @@ impl StreamGuard {
         }
     }
 
+    /// In code, a repetition inside the line being read, while that line is no longer than
+    /// people write lines (`CODE_LINE` bytes), is a literal or an expression written so on
+    /// purpose (`"{s}12345{s:#} "` four times, a hundred `f`s in a test string): not yet
+    /// evidence. A model looping inside a line runs it far past any line a person writes.
+    fn within_a_code_line(&self, onset_byte: Option<u64>) -> bool {
+        let start = self.text.line_start();
+        self.text.in_code()
+            && onset_byte.is_some_and(|o| o >= start)
+            && self.text.bytes - start < CODE_LINE
+    }
+
     fn char_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
         let onset_byte = f.onset;
+        let action = if self.within_a_code_line(Some(onset_byte)) {
+            Action::Continue
+        } else {
+            f.level
+        };
         Verdict {
-            action: f.level,
+            action,
             kind: f.kind,
             unit: Unit::Byte,
             period: f.period,

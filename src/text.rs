@@ -297,6 +297,11 @@ impl TextState {
         self.structure.in_code()
     }
 
+    /// Byte where the line being read begins.
+    pub fn line_start(&self) -> u64 {
+        self.line_start
+    }
+
     /// The line is a bullet item (`* `, `- `, `+ `).
     #[inline]
     pub fn bullet(&self) -> bool {
@@ -725,6 +730,9 @@ impl TextState {
         // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp.
         let mut copies = [[0u64; MAX]; NUMBER_COPIES];
         let mut counts = [0usize; NUMBER_COPIES];
+        // Per copy, the numbers (bit i for number i) that are parts of a version or an
+        // address: two dots or more (`2.8.23`, `10.0.0.1`).
+        let mut versions = [0u8; NUMBER_COPIES];
         let mut held = 0;
         for k in 0..wanted {
             let kk = k as u64;
@@ -742,24 +750,46 @@ impl TextState {
             }
             let (nums, count) = (&mut copies[k], &mut counts[k]);
             let (mut value, mut in_digits) = (0u64, false);
+            // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the
+            // last byte was a dot right after digits.
+            let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
             for at in from..to {
                 let b = self.ring[at as usize % TEXT_RING];
                 if b.is_ascii_digit() {
+                    if !in_digits {
+                        if after_dot {
+                            dots += 1;
+                        } else {
+                            if dots >= 2 {
+                                versions[k] |= group;
+                            }
+                            (group, dots) = (0, 0);
+                        }
+                    }
                     value = value.saturating_mul(10).saturating_add((b - b'0') as u64);
                     in_digits = true;
-                } else if in_digits {
-                    if *count < MAX {
-                        nums[*count] = value;
+                    after_dot = false;
+                } else {
+                    after_dot = in_digits && b == b'.';
+                    if in_digits {
+                        if *count < MAX {
+                            nums[*count] = value;
+                            group |= 1 << *count;
+                        }
+                        *count += 1;
+                        (value, in_digits) = (0, false);
                     }
-                    *count += 1;
-                    (value, in_digits) = (0, false);
                 }
             }
             if in_digits {
                 if *count < MAX {
                     nums[*count] = value;
+                    group |= 1 << *count;
                 }
                 *count += 1;
+            }
+            if dots >= 2 {
+                versions[k] |= group;
             }
             held += 1;
         }
@@ -776,6 +806,10 @@ impl TextState {
             Numbers::Varied
         } else if (0..n).all(|i| step(0, i) == 0) {
             Numbers::Same
+        } else if (0..n).any(|i| step(0, i) != 0 && versions[0] & (1 << i) != 0) {
+            // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
+            // `2.8.23`): its entries name different things, as a table's rows do.
+            Numbers::Varied
         } else {
             Numbers::Ladder
         }
@@ -1040,6 +1074,19 @@ pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
         }
     }
     any_digit && !is_word(longest, hex, digit)
+}
+
+/// The text is a drawing: rows of spaces and punctuation, at least one line break and no
+/// letter or digit (ASCII art, a chart's axis and bars, a table's frame).
+pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
+    let mut rows = false;
+    for &c in parts[0].iter().chain(parts[1]) {
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            return false;
+        }
+        rows |= c == b'\n';
+    }
+    rows
 }
 
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);

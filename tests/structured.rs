@@ -319,3 +319,75 @@ fn counts_halt_and_human_counts_do_not() {
         assert!(h.is_none(), "{way}: {h:?}");
     }
 }
+
+/// Code written with a repetition inside one line of ordinary length (a literal, a test
+/// string) does not halt; the same repetition run far past any line a person writes does.
+#[test]
+fn a_repetition_inside_a_code_line_halts_only_past_human_line_lengths() {
+    let literal = "{style}12345{style:#} ".repeat(4);
+    let human = format!(
+        "fn wrap_styled() {{\n    let style = Style::new().bold();\n    let input = format!(\n        \"{literal}\"\n    );\n    actual.push_string(input);\n}}\n\nvar f100 = \"{}\"\n\nfunc TestNext(t *testing.T) {{\n\tfor _, s := range segmentList {{\n\t\treadRuneSegments(t, s)\n\t}}\n}}\n",
+        "f".repeat(100)
+    );
+    for s in presets() {
+        assert_eq!(halts(&s, &human).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+    let runaway = format!(
+        "fn wrap_styled() {{\n    let input = format!(\n        \"{}\"\n    );\n}}\n",
+        "{style}12345{style:#} ".repeat(80)
+    );
+    let chars = format!("var f = \"{}\"\n", "f".repeat(600));
+    for text in [&runaway, &chars] {
+        for s in presets() {
+            for (way, h) in halts(&s, text).iter().enumerate() {
+                assert!(h.is_some(), "way {way} did not halt on {:.60}", text);
+            }
+        }
+    }
+}
+
+/// Rows of a drawing (a chart's axis and bars, no letter or digit) repeat by design: a chart
+/// as tall as people draw them does not halt.
+#[test]
+fn drawings_do_not_halt() {
+    let mut chart = String::from("<pre class=\"screen\">\n    KB\n19.63^                 #\n");
+    for _ in 0..24 {
+        chart.push_str("     |                                                   #\n");
+    }
+    chart.push_str("   0 +----------------------------------------------------->Mi\n</pre>\n");
+    for s in presets() {
+        assert_eq!(halts(&s, &chart).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+    // Rows without end are no picture: taller than a screen, they halt.
+    let endless = "     |      #\n".repeat(200);
+    for s in presets() {
+        assert!(
+            halts(&s, &endless)[0].is_some(),
+            "{:?}",
+            halts(&s, &endless)
+        );
+    }
+}
+
+/// A list of versions steps by design (`redis 2.8.21`, `2.8.22`, …): it is not a counter
+/// ladder, while the same block stepping a plain counter is.
+#[test]
+fn versions_are_not_counter_ladders() {
+    let entry = |v: &str| {
+        format!(
+            "            {{\n                \"Engine\": \"redis\",\n                \"EngineVersion\": \"{v}\",\n                \"CacheParameterGroupFamily\": \"redis2.8\",\n                \"CacheEngineVersionDescription\": \"redis version {v}\"\n            }},\n"
+        )
+    };
+    let versions: String = (6..16).map(|p| entry(&format!("2.8.{p}"))).collect();
+    let counter: String = (6..40).map(|p| entry(&p.to_string())).collect();
+    for s in presets() {
+        let [a, b] = halts(&s, &versions);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+        for (way, h) in halts(&s, &counter).iter().enumerate() {
+            let (_, v) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: the ladder did not halt"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        }
+    }
+}
