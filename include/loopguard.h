@@ -167,6 +167,8 @@ enum lg_kind
   LG_KIND_COUNTER_LADDER = 7,
   // Names that grow, each an earlier one plus a suffix.
   LG_KIND_GROWING_REPEAT = 8,
+  // A block of code lines re-filled sibling after sibling (unit: lines).
+  LG_KIND_TEMPLATE_RUNAWAY = 9,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_kind;
@@ -316,6 +318,11 @@ typedef struct lg_stream_config {
   const struct lg_str *exempt;
   // Number of exempt patterns (at most 64).
   size_t exempt_len;
+  // Copies of a template re-filled in code that warn. `0` (off) or `2..=1000`. (Appended in
+  // 0.1: an older struct leaves it at the default.)
+  uint32_t template_warn;
+  // Copies of one template the host allows; the next halts. `0` (off) or `2..=1000`.
+  uint32_t template_budget;
 } lg_stream_config;
 
 // Counts at which one rule warns, blocks and halts; 0 = never.

@@ -117,6 +117,15 @@ pub struct StreamSettings {
     /// Letters a line needs to count for the line detector: number-only and rule lines are
     /// skipped. `0..=1000`.
     pub line_min_letters: u32,
+    /// Copies of a template re-filled in code (a block of two lines or more whose skeleton,
+    /// names and numbers read as placeholders, comes back sibling after sibling: a test case,
+    /// a function, a table entry) that warn. People write a dozen siblings at times (SQL
+    /// declarations, schemas, test suites), so this only warns. `0` (off) or `2..=1000`.
+    pub template_warn: u32,
+    /// Copies of one template the host allows: the copy after them halts. A host that asked
+    /// for one function or one test knows how many siblings are waste. `0` (off, the default)
+    /// or `2..=1000`.
+    pub template_budget: u32,
     /// Inside code fences, markdown tables and indented lines, near-loop patience is multiplied
     /// by this factor (and line loops only warn there). `1.0..=16.0`.
     pub structure_slack: f32,
@@ -167,6 +176,8 @@ impl StreamSettings {
             line_warn_copies: 3,
             line_halt_copies: 8,
             line_min_letters: 4,
+            template_warn: 12,
+            template_budget: 0,
             structure_slack: 2.0,
             breakers: Vec::new(),
             exempt: Vec::new(),
@@ -241,6 +252,8 @@ impl StreamSettings {
             separator_run_halt: 0,
             line_warn_copies: 0,
             line_halt_copies: 0,
+            template_warn: 0,
+            template_budget: 0,
             escalate_after: 0,
             ..StreamSettings::default()
         }
@@ -362,6 +375,8 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "line_warn_copies",
     "line_halt_copies",
     "line_min_letters",
+    "template_warn",
+    "template_budget",
     "structure_slack",
     "breakers",
     "exempt",
@@ -402,6 +417,8 @@ impl StreamSettings {
             "line_warn_copies" => s.line_warn_copies = num("line_warn_copies", value)?,
             "line_halt_copies" => s.line_halt_copies = num("line_halt_copies", value)?,
             "line_min_letters" => s.line_min_letters = num("line_min_letters", value)?,
+            "template_warn" => s.template_warn = num("template_warn", value)?,
+            "template_budget" => s.template_budget = num("template_budget", value)?,
             "structure_slack" => s.structure_slack = num("structure_slack", value)?,
             "breakers" => s.breakers.push(value.to_string()),
             "exempt" => s.exempt.push(value.to_string()),
@@ -477,6 +494,8 @@ impl StreamSettings {
             1000,
         )?;
         check_u32("line_min_letters", s.line_min_letters, 0, 1000)?;
+        check_off_or("template_warn", s.template_warn, 2, 1000)?;
+        check_off_or("template_budget", s.template_budget, 2, 1000)?;
         check_f32("structure_slack", s.structure_slack, 1.0, 16.0)?;
         check_patterns("breakers", &s.breakers)?;
         check_patterns("exempt", &s.exempt)?;

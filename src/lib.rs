@@ -67,6 +67,7 @@ pub mod ffi;
 mod novelty;
 mod stream;
 mod structure;
+mod template;
 mod text;
 mod verdict;
 

@@ -161,6 +161,7 @@ impl StreamGuard {
             s.line_warn_copies,
             s.line_halt_copies,
             s.line_min_letters,
+            (s.template_warn, s.template_budget),
             config.inner.breakers.as_ref(),
         );
         StreamGuard {
@@ -464,7 +465,7 @@ impl StreamGuard {
     #[inline(never)]
     fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
         let now = self.engine.pos();
-        let mut candidates: [Option<Verdict>; 5] = [None; 5];
+        let mut candidates: [Option<Verdict>; 6] = [None; 6];
         if sym_f.level > Action::Continue {
             candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
         }
@@ -479,6 +480,9 @@ impl StreamGuard {
         }
         if text.counter.level > Action::Continue {
             candidates[4] = Some(self.char_verdict(text.counter, sym, now));
+        }
+        if text.templates.level > Action::Continue {
+            candidates[5] = Some(self.template_verdict(text.templates, sym, now));
         }
         // Drop what an exempt pattern excuses; fuse the confidence of the rest.
         let mut best: Option<Verdict> = None;
@@ -614,6 +618,7 @@ impl StreamGuard {
     fn within_a_code_line(&self, onset_byte: Option<u64>) -> bool {
         let start = self.text.line_start();
         self.text.in_code()
+            && self.text.unprose()
             && onset_byte.is_some_and(|o| o >= start)
             && self.text.bytes - start < CODE_LINE
     }
@@ -634,6 +639,23 @@ impl StreamGuard {
             span: f.span,
             onset: self.text.onset_symbol(Some(onset_byte), now),
             onset_byte: Some(onset_byte),
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    /// A template re-filled: its evidence in lines, from the run's first line.
+    fn template_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+        let onset_byte = self.text.line_byte(f.onset);
+        Verdict {
+            action: f.level,
+            kind: f.kind,
+            unit: Unit::Line,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: self.text.onset_symbol(onset_byte, now),
+            onset_byte,
             at: sym,
             confidence: f.confidence,
         }

@@ -344,6 +344,11 @@ impl Structure {
             self.after_structured = kind.is_structured()
                 || matches!(kind, LineKind::Data | LineKind::Field | LineKind::Rule);
         }
+        if fence && !self.in_fence {
+            // A closing fence ends its code: the next line is judged on its own.
+            self.code_run = 0;
+            self.after_structured = false;
+        }
         self.lead_len = 0;
         self.lead_rule = false;
         self.indent = 0;

@@ -16,14 +16,15 @@ use crate::counting::Counting;
 use crate::engine::{Engine, EngineParams, Finding};
 use crate::novelty::Novelty;
 use crate::structure::{LineKind, Structure};
+use crate::template::{skeleton, Run, Templates};
 use crate::verdict::{Action, LoopKind};
 
 /// Recent bytes kept for evidence and exempt checks.
 pub(crate) const TEXT_RING: usize = 1024;
-/// Recent symbols whose starting byte is remembered: a default max period and a sixteenth, so
-/// that the evidence of any default loop is held (the rest of a guard's 16 KiB goes to the
-/// symbol ring and the n-gram tables).
-pub(crate) const STARTS: usize = 272;
+/// Recent symbols whose starting byte is remembered: a default max period, so that the
+/// evidence of any default loop is held (the rest of a guard's 16 KiB goes to the symbol ring
+/// and the n-gram tables).
+pub(crate) const STARTS: usize = 256;
 /// Lines held by the line engine.
 const LINES: usize = 64;
 /// Times a chain of names grows (each an earlier one plus a suffix) before a warning, and
@@ -122,6 +123,9 @@ pub(crate) struct TextFinding {
     /// A counter stepping with the same text around it (unit: bytes; period is the bytes of
     /// a copy, span the bytes since the first, onset its byte).
     pub counter: Finding,
+    /// A template re-filled (unit: lines; period the lines of a copy, span the lines of the
+    /// run, onset the line it began on).
+    pub templates: Finding,
 }
 
 /// How the numbers in the copies of a block of repeated lines (lines equal once their digits
@@ -148,6 +152,7 @@ impl TextFinding {
             .max(self.lines.level)
             .max(self.growth.level)
             .max(self.counter.level)
+            .max(self.templates.level)
     }
 }
 
@@ -188,16 +193,24 @@ pub(crate) struct TextState {
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
     line_starts: Box<[u32]>,
+    /// Skeletons of the recent code lines, for templates re-filled.
+    templates: Templates,
+    template_warn: u32,
+    template_budget: u32,
+    /// The skeleton of the line being read, once its first block was read.
+    line_skeleton: Option<u16>,
     /// Breaker automaton state, carried across pushes.
     breaker_state: StateID,
     min_letters: u32,
 }
 
 impl TextState {
+    /// `templates`: the copies of a template that warn and the copies allowed (0: off).
     pub fn new(
         line_warn: u32,
         line_halt: u32,
         min_letters: u32,
+        templates: (u32, u32),
         breakers: Option<&DFA>,
     ) -> TextState {
         let lines = Engine::new(EngineParams {
@@ -242,6 +255,10 @@ impl TextState {
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
+            templates: Templates::new(),
+            template_warn: templates.0,
+            template_budget: templates.1,
+            line_skeleton: None,
             breaker_state: start_state(breakers),
             min_letters,
         }
@@ -265,6 +282,7 @@ impl TextState {
         self.structure.reset();
         self.novelty.reset();
         self.counting.reset();
+        self.templates.reset();
         self.count_onset = u64::MAX;
         self.breaker_state = start_state(breakers);
         // Offsets of the old stream would read as bytes of the new one (a symbol pushed
@@ -485,8 +503,9 @@ impl TextState {
                         .unwrap_or(0);
                     let heading = last == b':';
                     let line_start = self.line_start;
-                    let (f, structured, kind) = self.end_line(base + i as u64, last);
+                    let (f, structured, kind, template) = self.end_line(base + i as u64, last);
                     halted |= f.level == Action::Halt;
+                    halted |= keep(&mut found.templates, template);
                     if f.beats(&found.lines) {
                         found.lines = f;
                         found.lines_structured = structured;
@@ -520,6 +539,10 @@ impl TextState {
                 word_from = i;
             }
             if self.line_len == LINE_BLOCK {
+                // A template's skeleton is its line's first block; only code needs one.
+                if self.line_skeleton.is_none() && self.structure.structured() {
+                    self.line_skeleton = Some(skeleton(&self.line, self.structure.indent()));
+                }
                 self.structure.block(&self.line);
                 self.novelty.read(&self.line, false);
                 self.counting.read(&self.line);
@@ -684,12 +707,13 @@ impl TextState {
         self.line_len = 0;
         self.line_hash = 0;
         self.line_letters = 0;
+        self.line_skeleton = None;
     }
 
     /// Ends the line being read (the next begins at byte `next`; `last` is its last visible
     /// byte); returns the line engine's evidence, whether the line was code or a table row,
     /// and its kind.
-    fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind) {
+    fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind, Finding) {
         let indent = self.structure.indent();
         let (kind, structured) = self.structure.end_line(&self.line[..self.line_len], last);
         self.novelty.read(&self.line[..self.line_len], true);
@@ -698,7 +722,18 @@ impl TextState {
         self.counting.read(b"\n");
         debug_assert_eq!(self.counting.pos(), next, "every byte is counted once");
         let mut f = Finding::default();
+        let mut template = Finding::default();
         if self.line_letters >= self.min_letters.max(1) {
+            if structured {
+                let skel = self
+                    .line_skeleton
+                    .unwrap_or_else(|| skeleton(&self.line[..self.line_len], indent));
+                if let Some(run) = self.templates.push(skel) {
+                    template = self.template_finding(run);
+                }
+            } else {
+                self.templates.interrupt();
+            }
             let h = fold(
                 fold(self.line_hash, hash_folded(&mut self.line, self.line_len)),
                 indent as u64,
@@ -711,7 +746,29 @@ impl TextState {
         }
         self.clear_line();
         self.line_start = next;
-        (f, structured, kind)
+        (f, structured, kind, template)
+    }
+
+    /// A run of siblings as evidence: a warning at `template_warn` copies, a halt once the
+    /// copies exceed the host's `template_budget`. Its onset is the run's first line (the
+    /// line being ended is the line engine's next).
+    fn template_finding(&self, run: Run) -> Finding {
+        let copies = run.copies();
+        let level = if self.template_budget > 0 && copies > self.template_budget {
+            Action::Halt
+        } else if self.template_warn > 0 && copies >= self.template_warn {
+            Action::Warn
+        } else {
+            return Finding::default();
+        };
+        Finding {
+            level,
+            kind: LoopKind::TemplateRunaway,
+            period: run.period,
+            span: run.lines,
+            onset: (self.lines.pos() + 1).saturating_sub(run.lines as u64),
+            confidence: 1.0 - 0.5f32.powi(copies.min(30) as i32 / 2),
+        }
     }
 
     /// How the numbers change over the copies of the block of `period` lines that the line
@@ -1192,7 +1249,7 @@ mod tests {
 
     /// The text state after reading `text` in one chunk, as words.
     fn read(text: &str) -> TextState {
-        let mut t = TextState::new(3, 8, 4, None);
+        let mut t = TextState::new(3, 8, 4, (12, 0), None);
         let limits = CharLimits::new(24, 96, 2048);
         t.scan(
             text.as_bytes(),

@@ -75,6 +75,9 @@ pub enum LoopKind {
     CounterLadder = 7,
     /// Names that grow, each an earlier one plus a suffix (`f_with_x`, `f_with_x_with_x`).
     GrowingRepeat = 8,
+    /// A block of code lines re-filled sibling after sibling: the same skeleton (names,
+    /// numbers and words read as placeholders) again and again (unit: lines).
+    TemplateRunaway = 9,
 }
 
 impl LoopKind {
@@ -90,6 +93,7 @@ impl LoopKind {
             LoopKind::RepeatedLines => "repeated_lines",
             LoopKind::CounterLadder => "counter_ladder",
             LoopKind::GrowingRepeat => "growing_repeat",
+            LoopKind::TemplateRunaway => "template_runaway",
         }
     }
 }

@@ -212,7 +212,7 @@ fn near_loop_evidence_has_two_copies_or_the_window() {
 /// A counter going from one digit to two (9 → 10) or two to three is still the same ladder:
 /// lines are compared with every number read as one `0`, however long. The halt reports the
 /// ladder's first line as its onset, even when the stream opens with indentation; when the
-/// ladder began before the 272 symbols whose places are kept (tokens of one byte here), the
+/// ladder began before the 256 symbols whose places are kept (tokens of one byte here), the
 /// oldest of those.
 #[test]
 fn a_counter_crossing_a_power_of_ten_stays_one_ladder() {
@@ -232,7 +232,7 @@ fn a_counter_crossing_a_power_of_ten_stays_one_ladder() {
                 "{way} from {start}: halted at line {line}"
             );
             assert!(
-                v.onset < 8 || v.onset + 272 == v.at + 1,
+                v.onset < 8 || v.onset + 256 == v.at + 1,
                 "{way} from {start}: onset {} {v:?}",
                 v.onset
             );
@@ -389,5 +389,50 @@ fn versions_are_not_counter_ladders() {
                 .unwrap_or_else(|| panic!("way {way}: the ladder did not halt"));
             assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Sibling after sibling of one template, each with new names and values: with a budget
+    /// of `budget` copies the guard halts on the last line of the next copy, with the
+    /// template's period and onset at its first copy; without a budget it warns from
+    /// `template_warn` copies on and never halts.
+    #[test]
+    fn re_filled_templates_halt_within_their_budget(
+        names in proptest::collection::vec((name(), 0u32..1000, 0u32..1000), 16..24),
+        budget in 2u32..8,
+        indent in 0usize..2,
+    ) {
+        let pad = "    ".repeat(indent);
+        let mut text = String::from("import unittest\n\nclass TestOps(unittest.TestCase):\n");
+        let mut ends = Vec::new();
+        for (n, a, b) in &names {
+            text.push_str(&format!(
+                "{pad}    def test_{n}(self):\n{pad}        result = {n}({a}, {b})\n{pad}        self.assertEqual(result, {})\n\n",
+                a + b
+            ));
+            ends.push(text.matches('\n').count() - 1);
+        }
+        let s = StreamSettings { template_budget: budget, ..StreamSettings::default() };
+        for (way, h) in halts(&s, &text).iter().enumerate() {
+            let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
+            prop_assert_eq!(v.kind, LoopKind::TemplateRunaway, "way {}: {:?}", way, v);
+            prop_assert_eq!(v.period, 3);
+            // The copy after the budget, on its last line. `halts` counts the line breaks
+            // read when the halt came: a 16-byte chunk may hold the next two.
+            let want = ends[budget as usize] - 1;
+            prop_assert!(*line >= want && *line <= want + 2, "way {}: line {} want {}", way, line, want);
+            prop_assert_eq!(v.repeats, budget as f32 + 1.0);
+        }
+        let d = StreamSettings::default();
+        prop_assert_eq!(halts(&d, &text).map(|h| h.map(|(_, v)| v)), [None, None]);
+        let mut g = StreamGuard::new(&StreamConfig::new(&d).unwrap());
+        let warned = text.as_bytes().chunks(16).any(|c| {
+            let v = g.push_text(c);
+            v.action == Action::Warn && v.kind == LoopKind::TemplateRunaway
+        });
+        prop_assert!(warned, "no template warning over {} siblings", names.len());
     }
 }

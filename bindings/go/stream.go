@@ -41,6 +41,9 @@ type StreamConfig struct {
 	LineMinLetters                     uint32
 	StructureSlack                     float32
 	EscalateAfter                      uint32
+	// TemplateWarn and TemplateBudget: copies of a template re-filled in code that warn, and
+	// that the host allows before a halt (0: off).
+	TemplateWarn, TemplateBudget uint32
 	// Breakers are texts that reset detection when they appear (at most 64).
 	Breakers []string
 	// Exempt are texts that excuse a loop whose repeated block contains one (at most 64).
@@ -64,6 +67,7 @@ func streamConfigFromC(c *C.struct_lg_stream_config) StreamConfig {
 		LineMinLetters: uint32(c.line_min_letters),
 		StructureSlack: float32(c.structure_slack),
 		EscalateAfter:  uint32(c.escalate_after),
+		TemplateWarn:   uint32(c.template_warn), TemplateBudget: uint32(c.template_budget),
 	}
 }
 
@@ -88,6 +92,8 @@ func (s *StreamConfig) toC() (*C.struct_lg_stream_config, func()) {
 	c.line_min_letters = C.uint32_t(s.LineMinLetters)
 	c.structure_slack = C.float(s.StructureSlack)
 	c.escalate_after = C.uint32_t(s.EscalateAfter)
+	c.template_warn = C.uint32_t(s.TemplateWarn)
+	c.template_budget = C.uint32_t(s.TemplateBudget)
 	breakers, nb, freeBreakers := cStrs(s.Breakers)
 	exempt, ne, freeExempt := cStrs(s.Exempt)
 	c.breakers, c.breakers_len = breakers, nb

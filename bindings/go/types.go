@@ -48,10 +48,12 @@ const (
 	KindRepeatedLines Kind = C.LG_KIND_REPEATED_LINES
 	KindCounterLadder Kind = C.LG_KIND_COUNTER_LADDER
 	KindGrowingRepeat Kind = C.LG_KIND_GROWING_REPEAT
+	// KindTemplateRunaway is a block of code lines re-filled sibling after sibling.
+	KindTemplateRunaway Kind = C.LG_KIND_TEMPLATE_RUNAWAY
 )
 
 var kindNames = [...]string{"none", "exact_loop", "long_repeat", "near_loop", "char_run",
-	"word_stutter", "repeated_lines", "counter_ladder", "growing_repeat"}
+	"word_stutter", "repeated_lines", "counter_ladder", "growing_repeat", "template_runaway"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {

@@ -110,7 +110,10 @@ fn build(
     let mut stream_over = take_table(&mut doc, "stream").map_err(|e| where_(&e))?;
     let mut agent_over = take_table(&mut doc, "agent").map_err(|e| where_(&e))?;
 
-    let stream_preset = match (choice.stream, take_preset(&mut stream_over, "stream").map_err(|e| where_(&e))?) {
+    let stream_preset = match (
+        choice.stream,
+        take_preset(&mut stream_over, "stream").map_err(|e| where_(&e))?,
+    ) {
         (Some(p), _) => p,
         (None, Some(name)) => Preset::from_name(&name).ok_or_else(|| {
             where_(&format!(
@@ -119,7 +122,10 @@ fn build(
         })?,
         (None, None) => Preset::Balanced,
     };
-    let agent_preset = match (choice.agent, take_preset(&mut agent_over, "agent").map_err(|e| where_(&e))?) {
+    let agent_preset = match (
+        choice.agent,
+        take_preset(&mut agent_over, "agent").map_err(|e| where_(&e))?,
+    ) {
         (Some(p), _) => p,
         (None, Some(name)) => AgentPreset::from_name(&name).ok_or_else(|| {
             where_(&format!(

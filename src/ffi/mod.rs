@@ -109,6 +109,8 @@ pub enum lg_kind {
     LG_KIND_COUNTER_LADDER = 7,
     /// Names that grow, each an earlier one plus a suffix.
     LG_KIND_GROWING_REPEAT = 8,
+    /// A block of code lines re-filled sibling after sibling (unit: lines).
+    LG_KIND_TEMPLATE_RUNAWAY = 9,
 }
 
 /// The unit of `lg_verdict.period` and `span`.
@@ -542,6 +544,7 @@ pub(crate) fn verdict_to_c(v: &Verdict) -> lg_verdict {
             LoopKind::RepeatedLines => lg_kind::LG_KIND_REPEATED_LINES,
             LoopKind::CounterLadder => lg_kind::LG_KIND_COUNTER_LADDER,
             LoopKind::GrowingRepeat => lg_kind::LG_KIND_GROWING_REPEAT,
+            LoopKind::TemplateRunaway => lg_kind::LG_KIND_TEMPLATE_RUNAWAY,
         },
         unit: match v.unit {
             Unit::Symbol => lg_unit::LG_UNIT_SYMBOL,
@@ -699,6 +702,11 @@ pub struct lg_stream_config {
     pub exempt: *const lg_str,
     /// Number of exempt patterns (at most 64).
     pub exempt_len: usize,
+    /// Copies of a template re-filled in code that warn. `0` (off) or `2..=1000`. (Appended in
+    /// 0.1: an older struct leaves it at the default.)
+    pub template_warn: u32,
+    /// Copies of one template the host allows; the next halts. `0` (off) or `2..=1000`.
+    pub template_budget: u32,
 }
 
 // The pattern pointers are only read during the call that receives the struct.
@@ -743,6 +751,8 @@ fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
         breakers_len: 0,
         exempt: std::ptr::null(),
         exempt_len: 0,
+        template_warn: s.template_warn,
+        template_budget: s.template_budget,
     }
 }
 
@@ -783,6 +793,8 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
         line_min_letters: c.line_min_letters,
         structure_slack: c.structure_slack,
         escalate_after: c.escalate_after,
+        template_warn: c.template_warn,
+        template_budget: c.template_budget,
         breakers: if size >= std::mem::offset_of!(lg_stream_config, breakers_len) + 8 {
             strings(c.breakers, c.breakers_len, "breakers")?
         } else {

@@ -54,6 +54,7 @@ ENUMS = {
     "lg_kind": [
         "NONE", "EXACT_LOOP", "LONG_REPEAT", "NEAR_LOOP", "CHAR_RUN", "WORD_STUTTER",
         "REPEATED_LINES", "COUNTER_LADDER", "GROWING_REPEAT",
+        "TEMPLATE_RUNAWAY",
     ],
     "lg_preset": ["STRICT", "BALANCED", "LENIENT"],
     "lg_status": [
@@ -102,6 +103,8 @@ class LgStreamConfig(Structure):
         ("breakers_len", c_size_t),
         ("exempt", POINTER(LgStr)),
         ("exempt_len", c_size_t),
+        ("template_warn", c_uint32),
+        ("template_budget", c_uint32),
     ]
 
 
