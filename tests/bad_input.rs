@@ -208,7 +208,10 @@ fn a_reset_forgets_the_old_streams_offsets() {
     let mut fresh = StreamGuard::new(&config);
     for i in 0..200u32 {
         let piece = (i == 8).then_some(&b" the"[..]);
-        let (a, b) = (used.push_token(i % 5, piece), fresh.push_token(i % 5, piece));
+        let (a, b) = (
+            used.push_token(i % 5, piece),
+            fresh.push_token(i % 5, piece),
+        );
         assert_eq!(a, b, "token {i}");
         if a.action == Action::Halt {
             return;

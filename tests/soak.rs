@@ -54,8 +54,8 @@ fn soak(name: &str, total: u64, slack: u64, mut step: impl FnMut(u64)) {
 }
 
 const WORDS: [&str; 16] = [
-    " the", " model", " said", " that", " it", " would", " stop", ",", " and", " then", ".",
-    "\n", " again", " code", "(", ")",
+    " the", " model", " said", " that", " it", " would", " stop", ",", " and", " then", ".", "\n",
+    " again", " code", "(", ")",
 ];
 
 #[test]
@@ -73,7 +73,11 @@ fn a_stream_guard_through_a_hundred_million_tokens() {
             // Mostly fresh ids; now and then a stretch that loops, until the guard halts and
             // the sequence is reset, as a server would. One token in 16 carries its piece.
             let looping = (i / 4096) % 8 == 7;
-            let id = if looping { (i % 5) as u32 } else { (r >> 40) as u32 };
+            let id = if looping {
+                (i % 5) as u32
+            } else {
+                (r >> 40) as u32
+            };
             let st = if i % 16 == 0 {
                 let w = WORDS[(id % 16) as usize];
                 lg_stream_push_token(s, id, w.as_ptr(), w.len(), &mut a)
@@ -119,7 +123,11 @@ fn a_pool_through_a_million_sequences() {
                 ids[k] = slot;
                 // One sequence in four loops on a block of three tokens.
                 let len = lengths[(slot & 0xffff) as usize];
-                toks[k] = if slot % 4 == 0 { len % 3 } else { (r >> 40) as u32 };
+                toks[k] = if slot % 4 == 0 {
+                    len % 3
+                } else {
+                    (r >> 40) as u32
+                };
             }
             let n = live.len();
             assert_eq!(
