@@ -134,7 +134,7 @@ pub struct Verdict {
     pub span: u32,
     /// Index of the first symbol of the first copy, counted from the start of the stream (or
     /// the last reset). Symbols are token ids, or words for text-only streams. A loop found in
-    /// the text (lines, characters) that began more than 272 symbols back reports the oldest
+    /// the text (lines, characters) that began more than 256 symbols back reports the oldest
     /// symbol whose place is kept; `onset_byte` is then the exact start.
     pub onset: u64,
     /// Byte offset of the onset in the stream's text, when the text is known and still held.
