@@ -14,6 +14,7 @@ enum Event {
     /// A call: a tool from a few names (so that calls repeat) or any name; arguments from a
     /// few shapes or any bytes.
     Call { tool: u8, name: String, args: u8, raw: Vec<u8> },
+    JsonCall { tool: u8, args: Json },
     Result { output: Option<Vec<u8>>, error: Option<Vec<u8>> },
     Message(String),
     Chunk(String),
@@ -25,6 +26,39 @@ enum Event {
     Reject,
     Enable(bool),
     Reset,
+}
+
+/// A JSON value, so that arguments are well-formed JSON of any shape as often as raw bytes.
+#[derive(Arbitrary, Debug)]
+enum Json {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn value(&self, depth: u32) -> serde_json::Value {
+        use serde_json::Value;
+        match self {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Int(i) => Value::from(*i),
+            Json::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            Json::Str(s) => Value::String(s.clone()),
+            _ if depth > 8 => Value::Null,
+            Json::List(items) => Value::Array(items.iter().map(|j| j.value(depth + 1)).collect()),
+            Json::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, j)| (k.clone(), j.value(depth + 1)))
+                    .collect(),
+            ),
+        }
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -72,6 +106,10 @@ fuzz_target!(|x: Input| {
                 let tool = if tool < 200 { TOOLS[usize::from(tool % 5)] } else { &name };
                 let args = if args < 200 { ARGS[usize::from(args % 6)] } else { &raw };
                 g.call(tool, args);
+            }
+            Event::JsonCall { tool, args } => {
+                let args = serde_json::to_vec(&args.value(0)).unwrap();
+                g.call(TOOLS[usize::from(tool % 5)], &args);
             }
             Event::Result { output, error } => {
                 g.result(output.as_deref(), error.as_deref());

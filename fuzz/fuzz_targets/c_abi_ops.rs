@@ -32,6 +32,13 @@ enum Op {
     PoolPush { batch: Vec<(u8, u32)>, raw: Option<u64> },
     PoolVerdict { slot: u8 },
     Loop { h: u8, period: u8, times: u8 },
+    AgentNew { preset: u8 },
+    AgentCall { a: u8, tool: Option<Vec<u8>>, args: Vec<u8>, repeat: u8 },
+    AgentResult { a: u8, output: Option<Vec<u8>>, error: Option<Vec<u8>> },
+    AgentReject { a: u8 },
+    AgentDescribe { a: u8, verbosity: i8, len: Len },
+    AgentEvidence { a: u8, cap: Len },
+    AgentFree { a: u8 },
 }
 
 /// A buffer length: within the buffer, zero, or one a caller gets wrong.
@@ -43,6 +50,15 @@ enum Len {
 }
 
 const BUF: usize = 96;
+
+/// The length a `Len` stands for, for a buffer of `BUF` bytes.
+fn buf_len(len: &Len) -> usize {
+    match *len {
+        Len::Within(n) => usize::from(n) % (BUF + 1),
+        Len::Zero => 0,
+        Len::Huge(k) => (isize::MAX as usize) + 1 + usize::from(k),
+    }
+}
 
 fn valid(s: lg_status) {
     // The enum holds only the listed values; reading one back checks nothing was forged.
@@ -77,6 +93,14 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
     let mut hooks: Vec<Box<Hook>> = Vec::new();
     let mut pool: *mut lg_pool = null_mut();
     let mut slots: Vec<u64> = Vec::new();
+    let mut agents: Vec<*mut lg_agent> = Vec::new();
+    let agent = |agents: &Vec<*mut lg_agent>, a: u8| -> *mut lg_agent {
+        if a == 255 || agents.is_empty() {
+            null_mut()
+        } else {
+            agents[usize::from(a) % agents.len()]
+        }
+    };
     let pick = |streams: &Vec<*mut lg_stream>, h: u8| -> *mut lg_stream {
         // Index 255 is the NULL handle.
         if h == 255 || streams.is_empty() {
@@ -128,11 +152,7 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
             Op::Describe { h, verbosity, len } => {
                 let s = pick(&streams, h);
                 let mut buf = [0x55 as c_char; BUF];
-                let n = match len {
-                    Len::Within(n) => usize::from(n) % (BUF + 1),
-                    Len::Zero => 0,
-                    Len::Huge(k) => (isize::MAX as usize) + 1 + usize::from(k),
-                };
+                let n = buf_len(&len);
                 let mut need = usize::MAX;
                 let st = lg_stream_describe(s, i32::from(verbosity), buf.as_mut_ptr(), n, &mut need);
                 valid(st);
@@ -262,7 +282,88 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
                     valid(lg_stream_push_token(s, i % p, b"ab".as_ptr(), 2, null_mut()));
                 }
             }
+            Op::AgentNew { preset } => {
+                let mut c = std::mem::zeroed::<lg_agent_config>();
+                let st = lg_agent_config_preset(&mut c, i32::from(preset % 6));
+                valid(st);
+                if st == lg_status::LG_OK && agents.len() < 8 {
+                    let mut a = null_mut();
+                    assert_eq!(lg_agent_new(&c, &mut a), lg_status::LG_OK);
+                    agents.push(a);
+                }
+            }
+            Op::AgentCall { a, tool, args, repeat } => {
+                let h = agent(&agents, a);
+                let mut act = 0xaau8;
+                for _ in 0..=repeat % 6 {
+                    let st = match &tool {
+                        Some(t) => lg_agent_call(
+                            h,
+                            t.as_ptr(),
+                            t.len(),
+                            args.as_ptr(),
+                            args.len(),
+                            &mut act as *mut u8 as *mut lg_action,
+                        ),
+                        None => lg_agent_call(h, null(), 3, args.as_ptr(), args.len(), null_mut()),
+                    };
+                    valid(st);
+                    if h.is_null() || tool.is_none() {
+                        assert_eq!(st, lg_status::LG_ERR_NULL);
+                    } else {
+                        assert_eq!(st, lg_status::LG_OK);
+                        assert!(act <= 3);
+                    }
+                }
+            }
+            Op::AgentResult { a, output, error } => {
+                let h = agent(&agents, a);
+                let (o, ol) = output.as_ref().map_or((null(), 0), |o| (o.as_ptr(), o.len()));
+                let (e, el) = error.as_ref().map_or((null(), 0), |e| (e.as_ptr(), e.len()));
+                valid(lg_agent_result(h, o, ol, e, el, null_mut()));
+            }
+            Op::AgentReject { a } => valid(lg_agent_reject(agent(&agents, a), null_mut())),
+            Op::AgentDescribe { a, verbosity, len } => {
+                let h = agent(&agents, a);
+                let mut buf = [0x55 as c_char; BUF];
+                let n = buf_len(&len);
+                let st = lg_agent_describe(h, i32::from(verbosity), buf.as_mut_ptr(), n, null_mut());
+                valid(st);
+                if st == lg_status::LG_OK {
+                    if n > 0 {
+                        assert!(buf[..n].contains(&0), "not NUL-terminated");
+                    }
+                    assert!(buf[n.min(BUF)..].iter().all(|&b| b == 0x55), "wrote past buf_len");
+                } else {
+                    assert!(buf.iter().all(|&b| b == 0x55), "a refused call wrote");
+                }
+            }
+            Op::AgentEvidence { a, cap } => {
+                let h = agent(&agents, a);
+                let mut out = [7u64; 8];
+                let n = match cap {
+                    Len::Within(k) => usize::from(k) % 9,
+                    Len::Zero => 0,
+                    Len::Huge(k) => (isize::MAX as usize) / 8 + 1 + usize::from(k),
+                };
+                let mut len = usize::MAX;
+                let st = lg_agent_evidence(h, out.as_mut_ptr(), n, &mut len);
+                valid(st);
+                if st == lg_status::LG_OK {
+                    assert!(out[n.min(8)..].iter().all(|&v| v == 7), "wrote past cap");
+                } else {
+                    assert!(out.iter().all(|&v| v == 7), "a refused call wrote");
+                }
+            }
+            Op::AgentFree { a } => {
+                if !agents.is_empty() && a != 255 {
+                    lg_agent_free(agents.swap_remove(usize::from(a) % agents.len()));
+                }
+            }
         }
+    }
+    for a in agents {
+        lg_agent_free(a);
     }
     for s in streams {
         lg_stream_free(s);
