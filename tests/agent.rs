@@ -871,3 +871,24 @@ fn environment_chatter_does_not_hide_a_loop() {
     assert_eq!(last, Action::Warn);
     assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
 }
+
+/// A run of identical calls longer than the window counts only the calls still held: after a
+/// halt the session may go on past the window, and the rules that read back over the run must
+/// stay inside it (found by the `agent_events` fuzz target).
+#[test]
+fn runs_longer_than_the_window_stay_inside_it() {
+    let mut g = with(|s| s.window = 16);
+    for _ in 0..30 {
+        g.call("search", b"null");
+    }
+    assert_eq!(
+        g.verdict().count,
+        16,
+        "a run counts the calls held: {:?}",
+        g.verdict()
+    );
+    g.result(Some(b"same"), Some(b"x"));
+    g.call("bash", br#"{"command": "ls"}"#);
+    g.result(Some(b"a b"), None);
+    assert!(g.memory_usage() < 1 << 20);
+}

@@ -594,6 +594,10 @@ impl AgentGuard {
         }
         if self.calls.len() == s.window as usize {
             self.calls.pop_front();
+            // A run counts only calls still held: the call k before the first must be one.
+            for k in 1..=MAX_CYCLE {
+                self.runs[k] = self.runs[k].min(self.calls.len().saturating_sub(k - 1) as u32);
+            }
         }
         self.calls.push_back(CallRec {
             step,
