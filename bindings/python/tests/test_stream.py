@@ -202,3 +202,19 @@ def test_close_inside_a_callback_frees_the_guard_after_the_push():
     assert not g._ptr, "closed when the halting push returned"
     with pytest.raises(lg.LoopguardError, match="closed"):
         g.push_text("x")
+
+
+def test_a_template_budget_halts_sibling_code():
+    siblings = "".join(
+        f"    def test_{n}(self):\n        result = {n}({i}, 2)\n        self.assertEqual(result, {i + 2})\n\n"
+        for i, n in enumerate(["alpha", "beta", "gamma", "delta", "eps", "zeta", "eta"])
+    )
+    text = "class TestOps(unittest.TestCase):\n" + siblings
+    with lg.StreamGuard(template_budget=3) as g:
+        assert g.push_text(text) == Action.HALT
+        v = g.verdict
+        assert v.kind == Kind.TEMPLATE_RUNAWAY and v.period == 3 and v.repeats == 4.0
+    with lg.StreamGuard() as g:
+        assert g.push_text(text) != Action.HALT
+    with pytest.raises(lg.ConfigError, match="template_budget = 1: allowed 0 \\(off\\) or 2..=1000"):
+        lg.StreamConfig(template_budget=1)
