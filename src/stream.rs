@@ -105,6 +105,8 @@ pub struct StreamGuard {
     /// text, not halted (see [`plain_now`](Self::plain_now)). One flag to test per token
     /// instead of three: set when a token stream begins, cleared when text or a halt comes.
     plain: bool,
+    /// Where the pieces stand in a web address (see [`in_url`]).
+    url: Url,
     warn_streak: u32,
     /// The first stream symbol of the line being read (low 32 bits).
     line_sym: u32,
@@ -172,6 +174,7 @@ impl StreamGuard {
             mode: Mode::Fresh,
             has_text: false,
             plain: false,
+            url: Url::Out,
             verdict: Verdict::default(),
             evidence: vec![0; EVIDENCE_BYTES].into_boxed_slice(),
             evidence_len: 0,
@@ -261,7 +264,9 @@ impl StreamGuard {
             self.text.mark_symbol(sym);
         }
         let mut text = TextFinding::default();
+        let mut url = false;
         if let Some(piece) = piece {
+            (url, self.url) = in_url(self.url, piece);
             let breakers = self.config.inner.breakers.is_some();
             let (mut rest, mut read_ahead) =
                 match self.text.read_piece(piece, &self.limits, breakers) {
@@ -283,7 +288,7 @@ impl StreamGuard {
             self.engine.slack = self.slack();
         }
         self.engine.text_known = self.has_text;
-        self.engine.structured = self.has_text && left_out(&self.text, sym, self.line_sym);
+        self.engine.structured = self.has_text && (url || left_out(&self.text, sym, self.line_sym));
         self.engine.says_nothing_new = says_nothing_new(&self.text);
         self.settle(id, sym, text)
     }
@@ -924,6 +929,7 @@ impl StreamGuard {
         self.mode = Mode::Fresh;
         self.has_text = false;
         self.plain = false;
+        self.url = Url::Out;
         self.verdict = Verdict::default();
         self.evidence_len = 0;
         self.evidence_key = (LoopKind::None, 0, 0);
@@ -957,6 +963,45 @@ fn push_word(
 #[inline]
 fn says_nothing_new(t: &TextState) -> bool {
     t.says_nothing_new()
+}
+
+/// Where a stream stands in a web address, read across pieces: `://` may come in pieces of
+/// its own (`:`, `/`, `/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Url {
+    Out,
+    Colon,
+    ColonSlash,
+    In,
+}
+
+/// Whether a token is part of a web address, and where the next one starts: from the piece
+/// that completes `://` (its colon at an end of its piece) to the one that ends the address with white space or a closing
+/// bracket or quote. Links are references: people cite one address again and again (a
+/// changelog links the same advisory in every section), so their tokens never count towards a
+/// near loop; a model repeating links verbatim is still an exact loop.
+#[inline]
+fn in_url(state: Url, piece: &[u8]) -> (bool, Url) {
+    // The common case, two compares: outside an address, a piece can begin one only with the
+    // colon of `://` at one of its ends (tokenizers cut `https`, `://` and `github` apart, or
+    // `:`, `/`, `/`).
+    if state == Url::Out && piece.first() != Some(&b':') && piece.last() != Some(&b':') {
+        return (false, Url::Out);
+    }
+    let mut url = state == Url::In;
+    let mut state = state;
+    for &b in piece {
+        state = match (state, b) {
+            (Url::In, b' ' | b'\t' | b'\n' | b'\r' | b')' | b'>' | b'"' | b'\'') => Url::Out,
+            (Url::In, _) => Url::In,
+            (_, b':') => Url::Colon,
+            (Url::Colon, b'/') => Url::ColonSlash,
+            (Url::ColonSlash, b'/') => Url::In,
+            _ => Url::Out,
+        };
+        url |= state == Url::In;
+    }
+    (url, state)
 }
 
 /// Symbol `sym`, on the line that began at symbol `line_sym`, never counts towards a near
@@ -1014,3 +1059,40 @@ const _: () = {
     // Index of a symbol's starting byte must cover the longest span we report bytes for.
     assert!(STARTS >= 256);
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tokens of a web address, however `://` is cut into pieces, from the piece that
+    /// completes it to the one that ends the address.
+    #[test]
+    fn web_addresses_are_followed_across_pieces() {
+        let marks = |pieces: &[&str]| {
+            let mut state = Url::Out;
+            pieces
+                .iter()
+                .map(|p| {
+                    let (url, next) = in_url(state, p.as_bytes());
+                    state = next;
+                    url
+                })
+                .collect::<Vec<bool>>()
+        };
+        let link = [
+            "See", " [", "x", "](", "https", "://", "github", ".com", "/a", ")", " for",
+        ];
+        assert_eq!(
+            marks(&link),
+            [false, false, false, false, false, true, true, true, true, true, false]
+        );
+        let cut = ["https", ":", "/", "/", "example", ".org", " and", " more"];
+        assert_eq!(
+            marks(&cut),
+            [false, false, false, true, true, true, true, false]
+        );
+        // A colon alone, or `:/` without the second slash, is no address.
+        assert_eq!(marks(&["Note", ":", " the", " a:/b"]), [false; 4]);
+        assert_eq!(marks(&["x:", "//y z", " next"]), [false, true, false]);
+    }
+}
