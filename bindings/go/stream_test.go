@@ -294,3 +294,27 @@ func TestCloseFromItsOwnCallback(t *testing.T) {
 		t.Fatalf("push after Close: %v", err)
 	}
 }
+
+func TestTemplateBudget(t *testing.T) {
+	c := DefaultStreamConfig()
+	if c.TemplateWarn != 12 || c.TemplateBudget != 0 {
+		t.Fatalf("template defaults = %d, %d", c.TemplateWarn, c.TemplateBudget)
+	}
+	c.TemplateBudget = 3
+	g, err := NewStreamGuard(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	text := "class TestOps(unittest.TestCase):\n"
+	for i, n := range []string{"alpha", "beta", "gamma", "delta", "eps", "zeta"} {
+		text += fmt.Sprintf("    def test_%s(self):\n        result = %s(%d, 2)\n        self.assertEqual(result, %d)\n\n", n, n, i, i+2)
+	}
+	if a, err := g.PushText(text); err != nil || a != Halt {
+		t.Fatalf("siblings past the budget: %v, %v", a, err)
+	}
+	v, _ := g.Verdict()
+	if v.Kind != KindTemplateRunaway || v.Kind.String() != "template_runaway" || v.Period != 3 {
+		t.Fatalf("verdict %+v", v)
+	}
+}
