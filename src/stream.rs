@@ -406,7 +406,7 @@ impl StreamGuard {
         // Disjoint field borrows: the breaker automaton is read while the engine and text
         // state change (no reference-count traffic per piece).
         let breakers = self.config.inner.breakers.as_ref();
-        let slack = self.slack();
+        let structure_slack = self.config.inner.settings.structure_slack;
         let text_known = words;
         let mut word = None;
         let engine = &mut self.engine;
@@ -421,7 +421,9 @@ impl StreamGuard {
             |t, event| {
                 match event {
                     Event::Word(h, start) => {
-                        engine.slack = slack;
+                        // Where this word is read, not where the chunk began: a chunk may
+                        // run from prose into an indented block.
+                        engine.slack = if t.structured() { structure_slack } else { 1.0 };
                         engine.text_known = text_known;
                         let (level, sym) = push_word(engine, t, h, start, *line_sym);
                         if level > Action::Continue {

@@ -152,10 +152,12 @@ proptest! {
     /// Text may be cut anywhere: the verdict does not depend on the chunking.
     #[test]
     fn text_chunking_does_not_matter(
-        words in prop::collection::vec(0usize..12, 0..400),
+        words in prop::collection::vec(0usize..16, 0..400),
         cuts in prop::collection::vec(1usize..40, 1..50),
     ) {
-        const VOCAB: [&str; 12] = ["the", "cat", "sat", "on", "mat", "\n", "and", "then", "ran", "!!", "- item", "ありがとう"];
+        // Indentation and code come and go, so that a chunk may run from prose into an
+        // indented block: thresholds follow the word, not the chunk.
+        const VOCAB: [&str; 16] = ["the", "cat", "sat", "on", "mat", "\n", "and", "then", "ran", "!!", "- item", "ありがとう", "\n    ", "x = 1;", "{", "}"];
         let text: String = words.iter().map(|&w| VOCAB[w]).collect::<Vec<_>>().join(" ");
         let config = StreamConfig::default();
         let mut whole = StreamGuard::new(&config);
@@ -299,4 +301,65 @@ proptest! {
         }
         prop_assert_eq!(a.stats(), b.stats());
     }
+}
+
+/// Found by the `text_chunks` fuzz target: a whole text and the same text one byte at a time
+/// once halted on different words, because the structure slack was taken where the chunk
+/// began, not where each word was read (a chunk ran from prose into indented lines).
+#[test]
+fn thresholds_follow_the_word_not_the_chunk() {
+    const VOCAB: [&[u8]; 16] = [
+        b"the",
+        b"cat",
+        b"sat",
+        b"\n",
+        b"and",
+        b"- item",
+        b"\xe3\x81\x82",
+        b"!!",
+        b"    ",
+        b"{",
+        b"}",
+        b"x = 1;",
+        b"\xff",
+        b"\t",
+        b"##",
+        b"2",
+    ];
+    let words: Vec<u8> = [
+        &[
+            219u8, 219, 219, 7, 251, 219, 251, 219, 155, 219, 219, 219, 219, 7, 251, 255, 93,
+        ][..],
+        &[255; 31],
+        &[187; 49],
+        &[
+            255, 155, 219, 219, 219, 177, 3, 219, 125, 193, 193, 235, 235, 235, 255, 255,
+        ],
+        &[
+            235, 235, 235, 235, 235, 255, 235, 235, 235, 235, 235, 235, 235, 255, 1, 83, 93,
+        ],
+        &[
+            255, 235, 235, 235, 235, 93, 235, 235, 235, 235, 235, 193, 179, 223, 219,
+        ],
+    ]
+    .concat();
+    let mut text = Vec::new();
+    for &w in &words {
+        text.extend_from_slice(VOCAB[usize::from(w % 16)]);
+        if w >= 128 {
+            text.push(b' ');
+        }
+    }
+    let config = StreamConfig::default();
+    let mut whole = StreamGuard::new(&config);
+    whole.push_text(&text);
+    let a = whole.finish_text();
+    let mut bytes = StreamGuard::new(&config);
+    for b in text.chunks(1) {
+        if bytes.push_text(b).action == Action::Halt {
+            break;
+        }
+    }
+    let b = bytes.finish_text();
+    assert_eq!(a, b);
 }
