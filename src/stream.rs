@@ -637,27 +637,33 @@ impl StreamGuard {
         } else {
             f.level
         };
-        Verdict {
-            action,
-            kind: f.kind,
-            unit: Unit::Byte,
-            period: f.period,
-            repeats: f.repeats(),
-            span: f.span,
-            onset: self.text.onset_symbol(Some(onset_byte), now),
-            onset_byte: Some(onset_byte),
-            at: sym,
-            confidence: f.confidence,
-        }
+        self.text_verdict(&f, action, f.kind, Unit::Byte, Some(onset_byte), sym, now)
     }
 
     /// A template re-filled: its evidence in lines, from the run's first line.
     fn template_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
         let onset_byte = self.text.line_byte(f.onset);
+        self.text_verdict(&f, f.level, f.kind, Unit::Line, onset_byte, sym, now)
+    }
+
+    /// The verdict for a text detector's finding `f` (in `unit`), whose onset is at byte
+    /// `onset_byte` when still known: its symbol is the one that holds that byte.
+    // One call per finding: the finding, what was decided of it, and where it stands.
+    #[allow(clippy::too_many_arguments)]
+    fn text_verdict(
+        &self,
+        f: &Finding,
+        action: Action,
+        kind: LoopKind,
+        unit: Unit,
+        onset_byte: Option<u64>,
+        sym: u64,
+        now: u64,
+    ) -> Verdict {
         Verdict {
-            action: f.level,
-            kind: f.kind,
-            unit: Unit::Line,
+            action,
+            kind,
+            unit,
             period: f.period,
             repeats: f.repeats(),
             span: f.span,
@@ -715,18 +721,7 @@ impl StreamGuard {
         } else {
             f.kind
         };
-        Verdict {
-            action,
-            kind,
-            unit: Unit::Line,
-            period: f.period,
-            repeats: f.repeats(),
-            span: f.span,
-            onset: self.text.onset_symbol(onset_byte, now),
-            onset_byte,
-            at: sym,
-            confidence: f.confidence,
-        }
+        self.text_verdict(&f, action, kind, Unit::Line, onset_byte, sym, now)
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.
