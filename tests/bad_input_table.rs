@@ -46,16 +46,18 @@ unsafe fn agent() -> *mut lg_agent {
     a
 }
 
-/// A call on a stream handle and the message its `last_error` then gives.
-unsafe fn on_stream(
+/// A call on a fresh handle `h` and the message its `last_error` then gives; `h` is freed.
+unsafe fn on<H>(
     call: &'static str,
     names: &'static str,
-    f: impl FnOnce(*mut lg_stream) -> lg_status,
+    h: *mut H,
+    last_error: unsafe extern "C" fn(*const H) -> *const c_char,
+    free: unsafe extern "C" fn(*mut H),
+    f: impl FnOnce(*mut H) -> lg_status,
 ) -> Row {
-    let s = stream();
-    let status = f(s);
-    let message = text(lg_stream_last_error(s));
-    lg_stream_free(s);
+    let status = f(h);
+    let message = text(last_error(h));
+    free(h);
     Row {
         call,
         status,
@@ -64,21 +66,27 @@ unsafe fn on_stream(
     }
 }
 
+unsafe fn on_stream(
+    call: &'static str,
+    names: &'static str,
+    f: impl FnOnce(*mut lg_stream) -> lg_status,
+) -> Row {
+    on(
+        call,
+        names,
+        stream(),
+        lg_stream_last_error,
+        lg_stream_free,
+        f,
+    )
+}
+
 unsafe fn on_agent(
     call: &'static str,
     names: &'static str,
     f: impl FnOnce(*mut lg_agent) -> lg_status,
 ) -> Row {
-    let a = agent();
-    let status = f(a);
-    let message = text(lg_agent_last_error(a));
-    lg_agent_free(a);
-    Row {
-        call,
-        status,
-        message,
-        names,
-    }
+    on(call, names, agent(), lg_agent_last_error, lg_agent_free, f)
 }
 
 unsafe fn on_pool(
@@ -90,15 +98,7 @@ unsafe fn on_pool(
     lg_stream_config_init(&mut c);
     let mut p = null_mut();
     assert_eq!(lg_pool_new(&c, 1, &mut p), lg_status::LG_OK);
-    let status = f(p);
-    let message = text(lg_pool_last_error(p));
-    lg_pool_free(p);
-    Row {
-        call,
-        status,
-        message,
-        names,
-    }
+    on(call, names, p, lg_pool_last_error, lg_pool_free, f)
 }
 
 /// A stream config changed by `f`, checked by `lg_stream_config_validate`.
