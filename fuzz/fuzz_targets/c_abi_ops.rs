@@ -60,6 +60,32 @@ fn buf_len(len: &Len) -> usize {
     }
 }
 
+/// Runs an `lg_*_describe` into a `BUF`-byte buffer with the length `len` stands for, and
+/// checks what it wrote: on success a NUL-terminated, valid UTF-8 prefix of the length it
+/// reports and nothing past `buf_len`; on failure nothing at all.
+unsafe fn described(
+    len: &Len,
+    describe: impl FnOnce(*mut c_char, usize, *mut usize) -> lg_status,
+) -> lg_status {
+    let mut buf = [0x55 as c_char; BUF];
+    let n = buf_len(len);
+    let mut need = usize::MAX;
+    let st = describe(buf.as_mut_ptr(), n, &mut need);
+    valid(st);
+    if st == lg_status::LG_OK {
+        if n > 0 {
+            let end = buf[..n].iter().position(|&b| b == 0).expect("NUL-terminated");
+            assert!(end <= need);
+            let bytes = std::slice::from_raw_parts(buf.as_ptr() as *const u8, end);
+            assert!(std::str::from_utf8(bytes).is_ok());
+        }
+        assert!(buf[n.min(BUF)..].iter().all(|&b| b == 0x55), "wrote past buf_len");
+    } else {
+        assert!(buf.iter().all(|&b| b == 0x55), "a refused call wrote");
+    }
+    st
+}
+
 fn valid(s: lg_status) {
     // The enum holds only the listed values; reading one back checks nothing was forged.
     assert!((s as i32) >= 0 && (s as i32) <= 8, "{s:?}");
@@ -151,27 +177,11 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
             Op::Finish { h } => valid(lg_stream_finish_text(pick(&streams, h), null_mut())),
             Op::Describe { h, verbosity, len } => {
                 let s = pick(&streams, h);
-                let mut buf = [0x55 as c_char; BUF];
-                let n = buf_len(&len);
-                let mut need = usize::MAX;
-                let st = lg_stream_describe(s, i32::from(verbosity), buf.as_mut_ptr(), n, &mut need);
-                valid(st);
-                if st == lg_status::LG_OK {
-                    if n > 0 {
-                        let end = buf[..n].iter().position(|&b| b == 0).expect("NUL-terminated");
-                        assert!(end <= need);
-                        assert!(std::str::from_utf8(std::slice::from_raw_parts(
-                            buf.as_ptr() as *const u8,
-                            end
-                        ))
-                        .is_ok());
-                    }
-                    assert!(buf[n.min(BUF)..].iter().all(|&b| b == 0x55), "wrote past buf_len");
-                } else {
-                    assert!(buf.iter().all(|&b| b == 0x55), "a refused call wrote");
-                    if !s.is_null() {
-                        assert!(!std::ffi::CStr::from_ptr(lg_stream_last_error(s)).is_empty());
-                    }
+                let st = described(&len, |buf, n, need| {
+                    lg_stream_describe(s, i32::from(verbosity), buf, n, need)
+                });
+                if st != lg_status::LG_OK && !s.is_null() {
+                    assert!(!std::ffi::CStr::from_ptr(lg_stream_last_error(s)).is_empty());
                 }
             }
             Op::Verdict { h, struct_size } => {
@@ -325,17 +335,11 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
             Op::AgentReject { a } => valid(lg_agent_reject(agent(&agents, a), null_mut())),
             Op::AgentDescribe { a, verbosity, len } => {
                 let h = agent(&agents, a);
-                let mut buf = [0x55 as c_char; BUF];
-                let n = buf_len(&len);
-                let st = lg_agent_describe(h, i32::from(verbosity), buf.as_mut_ptr(), n, null_mut());
-                valid(st);
-                if st == lg_status::LG_OK {
-                    if n > 0 {
-                        assert!(buf[..n].contains(&0), "not NUL-terminated");
-                    }
-                    assert!(buf[n.min(BUF)..].iter().all(|&b| b == 0x55), "wrote past buf_len");
-                } else {
-                    assert!(buf.iter().all(|&b| b == 0x55), "a refused call wrote");
+                let st = described(&len, |buf, n, need| {
+                    lg_agent_describe(h, i32::from(verbosity), buf, n, need)
+                });
+                if st != lg_status::LG_OK && !h.is_null() {
+                    assert!(!std::ffi::CStr::from_ptr(lg_agent_last_error(h)).is_empty());
                 }
             }
             Op::AgentEvidence { a, cap } => {
