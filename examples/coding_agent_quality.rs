@@ -5,12 +5,13 @@
 //! warns on.
 //!
 //!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
-//!         [--labels FILE] [--list]
+//!         [--labels FILE] [--list] [--trace ID]
 //!
 //! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
 //! redistributable: read it from there). The labels default to
 //! `scripts/data/coding_agent_labels.jsonl`, the project's own judgements of 71 runs (ids and
-//! verdicts only). `--list` prints the first warning of every run the guard acts on.
+//! verdicts only). `--list` prints the first warning of every run the guard acts on;
+//! `--trace ID` prints one run event by event with the guard's answer to each.
 //!
 //! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
 //! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
@@ -47,6 +48,32 @@ fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
     out
 }
 
+/// One line per event: the command, the start of its error or result, the guard's answer.
+fn print_trace(config: &AgentConfig, events: &[Value]) {
+    let short = |v: &Value, n: usize| {
+        let t = v.as_str().unwrap_or("");
+        t.chars().take(n).collect::<String>().replace('\n', "\\n")
+    };
+    for (i, (e, v)) in events.iter().zip(run(config, events)).enumerate() {
+        let what = if e["args"]["command"].is_null() {
+            "(rejected reply)".to_string()
+        } else {
+            short(&e["args"]["command"], 70)
+        };
+        let out = if e["error"].is_string() {
+            format!("ERR {}", short(&e["error"], 50))
+        } else {
+            short(&e["result"], 50)
+        };
+        let answer = if v.action > Action::Continue {
+            format!("  <= {} {}", v.action.as_str(), v.kind.as_str())
+        } else {
+            String::new()
+        };
+        println!("{i:3} {what}\n      -> {out}{answer}");
+    }
+}
+
 fn first_at_least(verdicts: &[AgentVerdict], a: Action) -> Option<usize> {
     verdicts.iter().position(|v| v.action >= a)
 }
@@ -66,6 +93,7 @@ fn main() {
     let mut labels_path = "scripts/data/coding_agent_labels.jsonl".to_string();
     let mut preset = AgentPreset::Default;
     let mut list = false;
+    let mut trace = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -76,6 +104,7 @@ fn main() {
             }
             "--labels" => labels_path = args.next().unwrap_or_else(|| die("--labels FILE")),
             "--list" => list = true,
+            "--trace" => trace = Some(args.next().unwrap_or_else(|| die("--trace ID"))),
             _ => dir = a,
         }
     }
@@ -92,6 +121,13 @@ fn main() {
         runs.insert(id, v);
     }
     println!("preset: {}", preset.name());
+    if let Some(id) = trace {
+        let run_of = runs
+            .get(&id)
+            .unwrap_or_else(|| die(&format!("--trace: no run {id:?}")));
+        print_trace(&config, run_of["events"].as_array().unwrap());
+        return;
+    }
 
     // Every run, by outcome: warned, blocked, halted.
     let mut verdicts: HashMap<&str, Vec<AgentVerdict>> = HashMap::new();

@@ -352,40 +352,65 @@ pub(crate) fn error_fingerprint(error: &[u8], args: &ArgWords, scratch: &mut Vec
 /// The words of a call's arguments (three bytes or more, ASCII case ignored, from the first
 /// `ARG_BYTES`), so that an error that echoes them back (`E: Unable to locate package
 /// default-jdk`, `cat: x.txt: No such file`) fingerprints the same whatever the arguments
-/// were. A 64-bit Bloom filter, two bits a word: a call costs one pass over a few hundred
-/// bytes, and a word of the error wrongly taken for an argument (rare with a handful of
-/// words) only folds one more word.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ArgWords(u64);
+/// were. A word followed by `=` is a name, not a value (`JAVA_HOME` in `export
+/// JAVA_HOME=/x`, `--level` in `--level=3`): an error that names the variable it complains
+/// about says the same thing whatever the call set it to. The set is exact (32-bit hashes):
+/// a filter that took a word of the error for an argument would fold words that tell one
+/// failure from another.
+#[derive(Clone, Debug)]
+pub(crate) struct ArgWords {
+    hashes: [u32; MAX_ARG_WORDS],
+    len: usize,
+}
 
 /// Bytes of a call's arguments whose words are folded out of its errors: names, paths and
 /// commands come first in arguments; a file's content after them is not echoed by errors.
 pub(crate) const ARG_BYTES: usize = 256;
 
+/// At most this many words of three bytes fit in `ARG_BYTES`, one separator after each.
+const MAX_ARG_WORDS: usize = ARG_BYTES / 4 + 1;
+
+impl Default for ArgWords {
+    fn default() -> ArgWords {
+        ArgWords {
+            hashes: [0; MAX_ARG_WORDS],
+            len: 0,
+        }
+    }
+}
+
 impl ArgWords {
     /// The words of `args` (raw bytes: JSON or a command line).
     pub(crate) fn of(args: &[u8]) -> ArgWords {
-        let (mut bits, mut h, mut len) = (0u64, FNV32, 0u32);
+        let mut words = ArgWords::default();
+        let (mut h, mut len) = (FNV32, 0u32);
         for &b in &args[..args.len().min(ARG_BYTES)] {
             if ARG_BYTE[b as usize] {
                 h = (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(FNV32_PRIME);
                 len += 1;
             } else {
-                if len >= 3 {
-                    bits |= hash_bits(h);
+                if len >= 3 && b != b'=' {
+                    words.add(h);
                 }
                 (h, len) = (FNV32, 0);
             }
         }
         if len >= 3 {
-            bits |= hash_bits(h);
+            words.add(h);
         }
-        ArgWords(bits)
+        words
+    }
+
+    fn add(&mut self, h: u32) {
+        if !self.hashes[..self.len].contains(&h) && self.len < MAX_ARG_WORDS {
+            self.hashes[self.len] = h;
+            self.len += 1;
+        }
     }
 
     /// `word` of an error message (surrounding punctuation aside) is one of the words.
     fn echoes(&self, word: &[u8]) -> bool {
-        if self.0 == 0 {
+        if self.len == 0 {
             return false;
         }
         let start = word
@@ -397,20 +422,15 @@ impl ArgWords {
             .rposition(|&b| is_arg_byte(b))
             .map_or(start, |e| e + 1);
         let w = &word[start..end];
-        let bits = word_bits(w);
-        w.len() >= 3 && self.0 & bits == bits
+        w.len() >= 3 && self.hashes[..self.len].contains(&word_hash(w))
     }
 }
 
-/// The two filter bits of a word.
-fn word_bits(w: &[u8]) -> u64 {
-    hash_bits(w.iter().fold(FNV32, |h, &b| {
+/// The hash of an argument word, ASCII case ignored.
+fn word_hash(w: &[u8]) -> u32 {
+    w.iter().fold(FNV32, |h, &b| {
         (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(FNV32_PRIME)
-    }))
-}
-
-fn hash_bits(h: u32) -> u64 {
-    (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63))
+    })
 }
 
 const FNV32: u32 = 0x811c_9dc5;
@@ -678,6 +698,35 @@ mod tests {
             fp("cat a.txt", "cat: a.txt: No such file or directory", &mut s),
             fp("cat a.txt", "cat: a.txt: Permission denied", &mut s)
         );
+        // A variable the call sets is named by the error whatever its value: the error of a
+        // call that sets it is the error of one that does not.
+        let err = "Error: JAVA_HOME is not defined correctly.";
+        assert_eq!(
+            fp("./mvnw test -Dtest=A", err, &mut s),
+            fp(
+                "export JAVA_HOME=/opt/jdk8\n./mvnw test -Dtest=A",
+                err,
+                &mut s
+            )
+        );
+        // Long arguments fold their own words and no others (a 64-bit filter once folded
+        // about one error word in five as if the arguments held it).
+        let long: String = (0..60).map(|i| format!("w{i:03}x ")).collect();
+        for word in [
+            "defined",
+            "correctly",
+            "missing",
+            "denied",
+            "unknown",
+            "invalid",
+        ] {
+            let e = format!("Error: {word} here");
+            assert_ne!(
+                fp(&long, &e, &mut s),
+                fp(&long, "Error: other here", &mut s),
+                "{word}"
+            );
+        }
         assert_eq!(
             reported_failure(b"Reading package lists...\nE: Unable to locate package x"),
             Some(&b"E: Unable to locate package x"[..])
