@@ -130,10 +130,12 @@ fn main() {
             t.tokens += n;
             if let Some(w) = first_warn.filter(|_| warn_kinds) {
                 println!(
-                    "{name:9} WARN {id} at {} kind={} period={}",
+                    "{name:9} WARN {id} at {} kind={} period={} span={} repeats={:.2}",
                     w.at,
                     w.kind.as_str(),
-                    w.period
+                    w.period,
+                    w.span,
+                    w.repeats
                 );
             }
             if first_warn.is_some() {

@@ -15,9 +15,13 @@
 //! (about one in eight while a generation fills) only makes a stream look a little less new. The rate is taken over the
 //! last 64 words. O(1) per byte, no allocation.
 //!
-//! The same pass watches names that grow: a name that is an earlier one plus a suffix
+//! The same pass watches names that grow: a name that is an earlier one plus the same suffix
 //! (`to_f`, `to_f_with_c`, `to_f_with_c_with_c`), again and again, is a growing repeat — each
-//! copy the last one and a little more, which an exact-loop detector never sees.
+//! copy the last one and a little more, which an exact-loop detector never sees. People grow
+//! names too, but by a new suffix each time, once or twice (`binary_search`,
+//! `binary_search_by`, `binary_search_by_key`; `ReadFileOptions`, `ReadFileOptionsWithBuffer`,
+//! `ReadFileOptionsWithBufferEncoding`): a chain counts its growths, and apart the growths in
+//! a row by one suffix.
 
 /// 64-bit words of one generation of the filter.
 const GEN_WORDS: usize = 14;
@@ -49,6 +53,8 @@ pub(crate) struct Novelty {
     /// it has a byte that is not a digit.
     extends: u8,
     suffix_letters: u8,
+    /// Per chain head the word extends, the running hash of the bytes after the head.
+    suffix: [u32; HEADS],
     /// Words read so far (wrapping), the clock of the chains.
     words_read: u16,
     /// Names that others grew from: the latest name of each chain, and how often it grew.
@@ -63,6 +69,9 @@ const NAME_MIN: u16 = 8;
 const CHAIN_IDLE: u16 = 96;
 /// Multiplier of the word hash (FNV-1a's prime).
 const ROLL: u64 = 0x100_0000_01b3;
+/// The 32-bit FNV-1a hash the suffixes are read with.
+const FNV32: u32 = 0x811c_9dc5;
+const FNV32_PRIME: u32 = 0x0100_0193;
 
 /// The bytes words are made of: ASCII letters and digits, `_`, and non-ASCII bytes.
 static WORD_BYTE: [bool; 256] = {
@@ -76,6 +85,18 @@ static WORD_BYTE: [bool; 256] = {
     t
 };
 
+/// How a chain of names grew.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Growth {
+    /// Times it grew.
+    pub grown: u32,
+    /// Times in a row, to the latest, it grew by one suffix.
+    pub same: u32,
+    /// Bytes the last growth added, and the length of the latest name.
+    pub unit: u32,
+    pub len: u32,
+}
+
 /// The latest name of a chain of names, each an earlier one plus a suffix.
 #[derive(Clone, Copy, Debug, Default)]
 struct Head {
@@ -83,11 +104,15 @@ struct Head {
     /// word whose running hash equals it at this length begins with it.
     len: u16,
     hash: u32,
-    /// Times the chain grew, and `words_read` when it last did (or started).
+    /// Times the chain grew, times in a row it grew by the suffix it grew by last, and
+    /// `words_read` when it last grew (or started).
     grown: u8,
+    same: u8,
     at: u16,
-    /// Bytes the last growth added.
+    /// Bytes the last growth added, and the low byte of their hash (with the length, enough
+    /// to tell one suffix from another but for one pair in 256 of one length).
     unit: u16,
+    suffix: u8,
 }
 
 impl Novelty {
@@ -104,6 +129,7 @@ impl Novelty {
             word_len: 0,
             extends: 0,
             suffix_letters: 0,
+            suffix: [0; HEADS],
             words_read: 0,
             heads: [Head::default(); HEADS],
         }
@@ -199,16 +225,20 @@ impl Novelty {
         self.words = (self.words + 1).min(NOVELTY_WINDOW as u8);
     }
 
-    /// The longest-growing chain of names: how often it grew, the bytes its last growth
-    /// added, and the length of its latest name.
-    pub fn growth(&self) -> (u32, u32, u32) {
+    /// The longest-growing chain of names.
+    pub fn growth(&self) -> Growth {
         let h = self
             .heads
             .iter()
-            .max_by_key(|h| h.grown)
+            .max_by_key(|h| (h.grown, h.same))
             .copied()
             .unwrap_or_default();
-        (h.grown as u32, h.unit as u32, h.len as u32)
+        Growth {
+            grown: h.grown as u32,
+            same: h.same as u32,
+            unit: h.unit as u32,
+            len: h.len as u32,
+        }
     }
 
     /// Which chain heads the word that begins with `part` begins with, and after which of
@@ -228,6 +258,9 @@ impl Novelty {
                 if part[n..].iter().any(|b| !b.is_ascii_digit()) {
                     self.suffix_letters |= 1 << k;
                 }
+                self.suffix[k] = part[n..]
+                    .iter()
+                    .fold(FNV32, |a, &b| (a ^ b as u32).wrapping_mul(FNV32_PRIME));
             }
         }
     }
@@ -241,8 +274,12 @@ impl Novelty {
             for (k, h) in self.heads.iter().enumerate() {
                 if h.len == len && h.hash == hash as u32 {
                     self.extends |= 1 << k;
-                } else if self.extends & (1 << k) != 0 && h.len < len && !b.is_ascii_digit() {
-                    self.suffix_letters |= 1 << k;
+                    self.suffix[k] = FNV32;
+                } else if self.extends & (1 << k) != 0 && h.len < len {
+                    if !b.is_ascii_digit() {
+                        self.suffix_letters |= 1 << k;
+                    }
+                    self.suffix[k] = (self.suffix[k] ^ b as u32).wrapping_mul(FNV32_PRIME);
                 }
             }
         }
@@ -272,8 +309,11 @@ impl Novelty {
                 return;
             }
             if extends & suffix & (1 << k) != 0 && len >= h.len + 2 {
-                (h.unit, h.len, h.hash, h.at) = (len - h.len, len, hash, now);
+                let (unit, sfx) = (len - h.len, self.suffix[k] as u8);
+                let again = h.grown > 0 && unit == h.unit && sfx == h.suffix;
+                h.same = if again { h.same.saturating_add(1) } else { 1 };
                 h.grown = h.grown.saturating_add(1);
+                (h.unit, h.suffix, h.len, h.hash, h.at) = (unit, sfx, len, hash, now);
                 return;
             }
         }
@@ -345,7 +385,8 @@ mod tests {
             let mut n = Novelty::new();
             n.read(text.as_bytes(), true);
             n.end_word();
-            n.growth().0
+            let g = n.growth();
+            (g.grown, g.same)
         };
         let mut text = String::new();
         let mut name = String::from("celsius_to_fahrenheit");
@@ -353,16 +394,35 @@ mod tests {
             text += &format!("def {name}(c):\n    return {name}(c)\n\n");
             name += "_with_c";
         }
-        assert_eq!(grown(&text), 4);
+        assert_eq!(grown(&text), (4, 4));
         assert_eq!(
             grown("hero_env hero_env_env hero_env_env_env x hero_env_env_env_env"),
-            3
+            (3, 3)
         );
+        // A new suffix each time: growth, but not by one suffix again.
+        assert_eq!(
+            grown("binary_search binary_search_by binary_search_by_key"),
+            (2, 1)
+        );
+        assert_eq!(
+            grown("ReadFileOptions ReadFileOptionsWithBuffer ReadFileOptionsWithBufferEncoding"),
+            (2, 1)
+        );
+        // Split across reads, the suffix is the same.
+        let mut n = Novelty::new();
+        for part in [
+            "to_fahrenheit to_fahren",
+            "heit_with_c to_fahrenheit_with",
+            "_c_with_c ",
+        ] {
+            n.read(part.as_bytes(), false);
+        }
+        assert_eq!((n.growth().grown, n.growth().same), (2, 2));
         // Siblings and reuse are not growth; nor are short names or counters.
         let siblings = "ltree_lt ltree_le ltree_eq ltree_ge ltree_gt ltree_ne ltree_cmp";
-        assert_eq!(grown(siblings), 0);
-        assert_eq!(grown("handler1 handler12 handler123 handler1234"), 0);
-        assert_eq!(grown("test_parse test_parse test_parse_empty"), 1);
+        assert_eq!(grown(siblings), (0, 0));
+        assert_eq!(grown("handler1 handler12 handler123 handler1234"), (0, 0));
+        assert_eq!(grown("test_parse test_parse test_parse_empty"), (1, 1));
     }
 
     #[test]

@@ -595,12 +595,16 @@ impl StreamGuard {
         if action > Action::Continue && self.within_a_code_line(onset_byte) {
             action = Action::Continue;
         }
-        // In structured text (code, markup, tables, fields) blocks recur by design: a block
-        // written twice, or one recurring from far back, is not a warning there. A loop
-        // warns once it has the copies a halt needs but for its span.
-        if action == Action::Warn && self.text.in_code() {
+        // In structured text (code, markup, tables, fields, `#` lines) blocks recur by
+        // design: a block written twice, one recurring from far back, or a few closing tags
+        // or brackets written three times (`</td></tr></table>`) is not a warning there. A
+        // loop warns once it has what a halt needs: the copies and the span.
+        if action == Action::Warn && (self.text.in_code() || self.text.marked()) {
             let s = &self.config.inner.settings;
-            if kind == LoopKind::LongRepeat || f.span / f.period.max(1) < s.halt_copies {
+            if kind == LoopKind::LongRepeat
+                || f.span / f.period.max(1) < s.halt_copies
+                || f.span < s.halt_span
+            {
                 action = Action::Continue;
             }
         }

@@ -233,6 +233,14 @@ impl Structure {
         self.unprose
     }
 
+    /// The line is not prose by what it is rather than by where it stands: it is not
+    /// prose (see [`unprose`](Self::unprose)) and does not begin with white space (a stream
+    /// of text often begins with a space its first token carries).
+    #[inline]
+    pub fn marked(&self) -> bool {
+        self.unprose && self.indent == 0
+    }
+
     /// The line is a bullet item (`* `, `- `, `+ `).
     #[inline]
     pub fn bullet(&self) -> bool {

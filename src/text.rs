@@ -29,8 +29,11 @@ pub(crate) const STARTS: usize = 256;
 const LINES: usize = 64;
 /// Times a chain of names grows (each an earlier one plus a suffix) before a warning, and
 /// before a halt: three names that grow can be a person's naming (`parse`, `parse_int`,
-/// `parse_int_radix`); five are a loop.
-const GROWTH_WARN: u32 = 2;
+/// `parse_int_radix`), each growth by a new suffix; a name grown twice in a row by the same
+/// suffix (`to_f_with_c_with_c`), or three times whatever the suffixes, warns; five names
+/// are a loop.
+const GROWTH_WARN: u32 = 3;
+const GROWTH_SAME_WARN: u32 = 2;
 const GROWTH_HALT: u32 = 4;
 /// Copies of a block with a counter in it (`age = 19`, `age = 20`, …) that warn and that halt,
 /// while the copies say nothing new. People write out short counts (a 16-byte seed, the years
@@ -308,6 +311,11 @@ impl TextState {
     #[inline]
     pub fn unprose(&self) -> bool {
         self.structure.unprose()
+    }
+
+    /// The line is not prose by its first bytes (see [`Structure::marked`]).
+    pub fn marked(&self) -> bool {
+        self.structure.marked()
     }
 
     /// In a run of code lines, a fence, a table or an indented block.
@@ -891,13 +899,14 @@ impl TextState {
     }
 
     /// Names growing, as the line that just ended (which began at byte `line_start`) leaves
-    /// them: a warning when a chain of names grew `GROWTH_WARN` times, a halt at
-    /// `GROWTH_HALT`.
+    /// them: a warning when a chain of names grew `GROWTH_WARN` times, or `GROWTH_SAME_WARN`
+    /// times in a row by one suffix, a halt at `GROWTH_HALT`.
     fn growth_finding(&self, line_start: u64) -> Finding {
-        let (grown, unit, len) = self.novelty.growth();
+        let g = self.novelty.growth();
+        let (grown, unit, len) = (g.grown, g.unit, g.len);
         let level = if grown >= GROWTH_HALT && self.lines_halt {
             Action::Halt
-        } else if grown >= GROWTH_WARN && self.lines_warn {
+        } else if (grown >= GROWTH_WARN || g.same >= GROWTH_SAME_WARN) && self.lines_warn {
             Action::Warn
         } else {
             return Finding::default();

@@ -392,6 +392,62 @@ fn versions_are_not_counter_ladders() {
     }
 }
 
+/// The first warning or halt, fed as tokens with pieces and as 16-byte chunks of text.
+fn first_alarms(settings: &StreamSettings, text: &str) -> [Option<Verdict>; 2] {
+    let config = StreamConfig::new(settings).unwrap();
+    let mut g = StreamGuard::new(&config);
+    let tokens = tokenize(text)
+        .into_iter()
+        .map(|(id, piece)| g.push_token(id, Some(&piece)).clone())
+        .find(|v| v.action >= Action::Warn);
+    let mut g = StreamGuard::new(&config);
+    let chunks = text
+        .as_bytes()
+        .chunks(16)
+        .map(|c| g.push_text(c).clone())
+        .find(|v| v.action >= Action::Warn);
+    [tokens, chunks]
+}
+
+#[test]
+fn closing_tags_and_names_grown_by_new_suffixes_do_not_warn() {
+    // Nested tables closed at once, in markup: three copies of a short block, by design.
+    let html = "<table width=\"100%\"><tr><td><table border=\"0\"><tr><td><table><tr><td>\n\
+                <h1>The XSLT C library</h1><h2>Module templates</h2>\n\
+                </td></tr></table></td></tr></table></td></tr></table>\n\
+                <p>Each template is read once, when the stylesheet is compiled.</p>\n";
+    // A name grown by a new suffix each time (a family of functions).
+    let rust = "/// Binary search over sorted entries.\n\
+                pub fn binary_search(&self, x: &K) -> Result<usize, usize> { todo!() }\n\
+                pub fn binary_search_by<F>(&self, f: F) -> Result<usize, usize> { todo!() }\n\
+                pub fn binary_search_by_key<B, F>(&self, b: &B, f: F) -> Result<usize, usize> { todo!() }\n";
+    for s in presets() {
+        for text in [html, rust] {
+            let alarms = first_alarms(&s, text);
+            assert!(alarms.iter().all(Option::is_none), "{text}: {alarms:?}");
+        }
+    }
+    // The same suffix again and again is a growing repeat, and a loop in prose (whose first
+    // token carries a space) still warns at two copies.
+    let mut grown = String::new();
+    let mut name = String::from("celsius_to_fahrenheit");
+    for _ in 0..3 {
+        grown += &format!("def {name}(c):\n    return c * 9 / 5 + 32\n\n");
+        name += "_with_c";
+    }
+    let prose = " The model said the same thing about the weather again and again. ".repeat(3);
+    let s = StreamSettings::preset(Preset::Balanced);
+    for (way, v) in first_alarms(&s, &grown).iter().enumerate() {
+        let v = v
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no warning"));
+        assert_eq!(v.kind, LoopKind::GrowingRepeat, "way {way}: {v:?}");
+    }
+    for (way, v) in first_alarms(&s, &prose).iter().enumerate() {
+        assert!(v.is_some(), "way {way}: no warning on a prose loop");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
