@@ -398,13 +398,13 @@ fn first_alarms(settings: &StreamSettings, text: &str) -> [Option<Verdict>; 2] {
     let mut g = StreamGuard::new(&config);
     let tokens = tokenize(text)
         .into_iter()
-        .map(|(id, piece)| g.push_token(id, Some(&piece)).clone())
+        .map(|(id, piece)| g.push_token(id, Some(&piece)))
         .find(|v| v.action >= Action::Warn);
     let mut g = StreamGuard::new(&config);
     let chunks = text
         .as_bytes()
         .chunks(16)
-        .map(|c| g.push_text(c).clone())
+        .map(|c| g.push_text(c))
         .find(|v| v.action >= Action::Warn);
     [tokens, chunks]
 }
