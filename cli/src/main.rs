@@ -5,6 +5,7 @@
 //! loopguard scan tests/data/smollm2-sample.jsonl          # summary of halts and savings
 //! loopguard scan --format json traces.jsonl > verdicts.jsonl
 //! loopguard config --print-defaults > loopguard.toml     # every threshold, commented
+//! loopguard proxy --upstream http://127.0.0.1:8000       # guard an OpenAI-compatible server
 //! ```
 //!
 //! Exit status: 0 when no record reached the `--fail-on` action (a block or a halt by
@@ -42,6 +43,47 @@ enum Command {
     Scan(ScanArgs),
     /// Print or check a configuration file.
     Config(ConfigArgs),
+    /// Serve an HTTP proxy in front of an OpenAI-compatible server: looping completions are
+    /// cut, looping agents get recovery text (see the README's "Proxy").
+    Proxy(ProxyArgs),
+}
+
+#[derive(clap::Args)]
+struct ProxyArgs {
+    /// The server's base URL (the request's path is appended): http://HOST:PORT.
+    #[arg(long, value_name = "URL")]
+    upstream: String,
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1:8089", value_name = "ADDR")]
+    listen: std::net::SocketAddr,
+    /// A stream preset and/or an agent preset (as for `scan`).
+    #[arg(long, value_name = "NAME")]
+    preset: Vec<String>,
+    /// A TOML or JSON configuration: [stream], [agent], and [models."NAME"] overrides keyed by
+    /// the request's `model`.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The finish_reason of a halted choice.
+    #[arg(long, default_value = "repetition", value_name = "TEXT")]
+    finish_reason: String,
+    /// Largest request body, in bytes (larger: 413).
+    #[arg(long, default_value_t = 32 << 20, value_name = "BYTES")]
+    max_body: usize,
+    /// Connections served at once (more: 503).
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    max_connections: usize,
+    /// Seconds to connect to the upstream.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS")]
+    connect_timeout: u64,
+    /// Seconds the upstream may stay silent in a response before it is dropped.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS")]
+    idle_timeout: u64,
+    /// Agent conversations held (least recently used evicted).
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    conversations: usize,
+    /// No log line per request.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(clap::Args)]
@@ -102,11 +144,38 @@ impl FailOn {
     }
 }
 
+fn proxy(args: ProxyArgs) -> Result<ExitCode, String> {
+    let choice = PresetChoice::parse(&args.preset)?;
+    let (base, models) = settings::load_with_models(&choice, args.config.as_deref())?;
+    let mut opts = loopguard_proxy::Options::new(&args.upstream);
+    opts.listen = args.listen;
+    opts.stream = base.stream;
+    opts.agent = base.agent;
+    opts.models = models
+        .into_iter()
+        .map(|(model, c)| loopguard_proxy::ModelOverride {
+            model,
+            stream: c.stream,
+            agent: c.agent,
+        })
+        .collect();
+    opts.finish_reason = args.finish_reason;
+    opts.max_body = args.max_body;
+    opts.max_connections = args.max_connections;
+    opts.connect_timeout = std::time::Duration::from_secs(args.connect_timeout.max(1));
+    opts.idle_timeout = std::time::Duration::from_secs(args.idle_timeout.max(1));
+    opts.conversations = args.conversations;
+    opts.log = !args.quiet;
+    loopguard_proxy::run(opts)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Scan(args) => scan(&args),
         Command::Config(args) => config(&args),
+        Command::Proxy(args) => proxy(args),
     };
     match result {
         Ok(code) => code,

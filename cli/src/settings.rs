@@ -163,6 +163,65 @@ fn build(
     })
 }
 
+/// The base configurations and one per model: a file may hold a `[models."NAME"]` table
+/// for each model name a request can give, with `stream` and `agent` tables whose keys
+/// replace the base file's (`[models."gemma3-270m".stream]`, `halt_copies = 4`). Only the
+/// proxy reads it; `load` refuses the table.
+pub fn load_with_models(
+    choice: &PresetChoice,
+    file: Option<&Path>,
+) -> Result<(Configs, Vec<(String, Configs)>), String> {
+    let Some(path) = file else {
+        return Ok((build(choice, Map::new(), None)?, Vec::new()));
+    };
+    let origin = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
+    let syntax = match path.extension().and_then(|e| e.to_str()) {
+        Some("json") => Syntax::Json,
+        Some("toml") => Syntax::Toml,
+        _ if text.trim_start().starts_with('{') => Syntax::Json,
+        _ => Syntax::Toml,
+    };
+    models_from_text(choice, &text, syntax, &origin)
+}
+
+/// [`load_with_models`] from a configuration's text.
+pub fn models_from_text(
+    choice: &PresetChoice,
+    text: &str,
+    syntax: Syntax,
+    origin: &str,
+) -> Result<(Configs, Vec<(String, Configs)>), String> {
+    let mut doc = parse(text, syntax).map_err(|e| format!("{origin}: {e}"))?;
+    let models = take_table(&mut doc, "models").map_err(|e| format!("{origin}: {e}"))?;
+    let base = build(choice, doc.clone(), Some(origin))?;
+    let mut out = Vec::new();
+    for (name, table) in models {
+        let model_origin = format!("{origin}: models.{name:?}");
+        let Value::Object(mut table) = table else {
+            return Err(format!("{model_origin}: expected a table"));
+        };
+        let mut merged = doc.clone();
+        for section in ["stream", "agent"] {
+            let over =
+                take_table(&mut table, section).map_err(|e| format!("{model_origin}.{e}"))?;
+            let base_section = merged
+                .entry(section)
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(b) = base_section {
+                b.extend(over);
+            }
+        }
+        if let Some(key) = table.keys().next() {
+            return Err(format!(
+                "{model_origin}.{key}: unknown table (a model has [stream] and [agent])"
+            ));
+        }
+        out.push((name, build(choice, merged, Some(&model_origin))?));
+    }
+    Ok((base, out))
+}
+
 /// A configuration's text as a JSON table.
 fn parse(text: &str, syntax: Syntax) -> Result<Map<String, Value>, String> {
     let value = match syntax {
@@ -520,6 +579,34 @@ mod tests {
             "{ty}: every field has exactly one doc entry"
         );
         keys
+    }
+
+    #[test]
+    fn models_override_the_base_file_and_bad_keys_are_named() {
+        let text = "[stream]\npreset = \"lenient\"\nhalt_copies = 5\n\n\
+                    [models.\"gemma3\".stream]\nhalt_span = 80\n";
+        let (base, models) =
+            models_from_text(&PresetChoice::default(), text, Syntax::Toml, "p.toml").unwrap();
+        assert_eq!(base.stream.settings().halt_copies, 5);
+        assert_eq!(models.len(), 1);
+        let (name, m) = &models[0];
+        assert_eq!(name, "gemma3");
+        assert_eq!(m.stream.settings().halt_copies, 5, "the base's keys hold");
+        assert_eq!(m.stream.settings().halt_span, 80);
+        assert_eq!(m.stream_preset, Preset::Lenient);
+        let bad = "[models.\"m\".stream]\nhalt_copies = 0\n";
+        let e = models_from_text(&PresetChoice::default(), bad, Syntax::Toml, "p.toml")
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("models.\"m\"") && e.contains("halt_copies"),
+            "{e}"
+        );
+        let bad = "[models.\"m\".sampler]\nx = 1\n";
+        let e = models_from_text(&PresetChoice::default(), bad, Syntax::Toml, "p.toml")
+            .err()
+            .unwrap();
+        assert!(e.contains("sampler"), "{e}");
     }
 
     #[test]
