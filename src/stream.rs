@@ -28,9 +28,6 @@ const LADDER_LINES: u64 = 24;
 const DATA_SPAN_FACTOR: u32 = 4;
 /// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
 const DRAWING_ROWS: u32 = 48;
-/// Bytes past which a line of code is longer than people write them (style guides stop at
-/// 80 to 120): a repetition inside a shorter one may be a literal written on purpose.
-const CODE_LINE: u64 = 200;
 
 /// Symbols of a near loop without a period shown as its evidence.
 const NEAR_EVIDENCE: u32 = 48;
@@ -477,16 +474,26 @@ impl StreamGuard {
             candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
         }
         if text.chars.level > Action::Continue {
-            candidates[1] = Some(self.char_verdict(text.chars, sym, now));
+            candidates[1] = Some(self.char_verdict(text.chars, text.chars_in_code_line, sym, now));
         }
         if text.lines.level > Action::Continue {
             candidates[2] = Some(self.line_verdict(&text, sym, now));
         }
         if text.growth.level > Action::Continue {
-            candidates[3] = Some(self.char_verdict(text.growth, sym, now));
+            candidates[3] = Some(self.char_verdict(
+                text.growth,
+                self.within_a_code_line(Some(text.growth.onset)),
+                sym,
+                now,
+            ));
         }
         if text.counter.level > Action::Continue {
-            candidates[4] = Some(self.char_verdict(text.counter, sym, now));
+            candidates[4] = Some(self.char_verdict(
+                text.counter,
+                self.within_a_code_line(Some(text.counter.onset)),
+                sym,
+                now,
+            ));
         }
         if text.templates.level > Action::Continue {
             candidates[5] = Some(self.template_verdict(text.templates, sym, now));
@@ -623,20 +630,18 @@ impl StreamGuard {
     }
 
     /// In code, a repetition inside the line being read, while that line is no longer than
-    /// people write lines (`CODE_LINE` bytes), is a literal or an expression written so on
+    /// people write lines (`text::CODE_LINE` bytes), is a literal or an expression written so on
     /// purpose (`"{s}12345{s:#} "` four times, a hundred `f`s in a test string): not yet
     /// evidence. A model looping inside a line runs it far past any line a person writes.
     fn within_a_code_line(&self, onset_byte: Option<u64>) -> bool {
-        let start = self.text.line_start();
-        self.text.in_code()
-            && self.text.unprose()
-            && onset_byte.is_some_and(|o| o >= start)
-            && self.text.bytes - start < CODE_LINE
+        onset_byte.is_some_and(|o| self.text.within_code_line(o, self.text.bytes))
     }
 
-    fn char_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+    /// A character run, judged where it was found (`in_code_line`): the piece that holds it
+    /// may go on past the end of its line.
+    fn char_verdict(&self, f: Finding, in_code_line: bool, sym: u64, now: u64) -> Verdict {
         let onset_byte = f.onset;
-        let action = if self.within_a_code_line(Some(onset_byte)) {
+        let action = if in_code_line {
             Action::Continue
         } else {
             f.level

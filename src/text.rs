@@ -46,7 +46,18 @@ const COUNT_HALT: u32 = 24;
 const NOTHING_NEW: u32 = 1;
 /// Copies of a repeated block of lines whose numbers are compared, at most.
 const NUMBER_COPIES: usize = 6;
-/// Longest word hashed whole; longer runs are cut into pieces this long.
+/// A byte of a word, as tokenizers read one: an ASCII letter or digit, `_`, or a byte of a
+/// multi-byte character.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Bytes past which a line of code is longer than people write them (style guides stop at
+/// 80 to 120): a repetition inside a shorter one may be a literal written on purpose.
+pub(crate) const CODE_LINE: u64 = 200;
+
+/// Longest word hashed whole; a longer run is cut here, then where word bytes and punctuation
+/// meet (and every `WORD_MAX` bytes of one kind).
 const WORD_MAX: usize = 24;
 /// Line bytes buffered before they are folded into the line hash.
 const LINE_BLOCK: usize = 64;
@@ -109,8 +120,10 @@ pub(crate) enum Event {
 /// What a chunk of text produced.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TextFinding {
-    /// Strongest character-run evidence (unit: bytes; onset is a byte offset).
+    /// Strongest character-run evidence (unit: bytes; onset is a byte offset), and whether
+    /// it lay inside a line of code when found (see `TextState::within_code_line`).
     pub chars: Finding,
+    pub chars_in_code_line: bool,
     /// Strongest line evidence (unit: lines; onset is a line index).
     pub lines: Finding,
     /// The line finding was made inside a code fence, a table or an indented block.
@@ -172,10 +185,14 @@ pub(crate) struct TextState {
     // `p` back (at most `RUN_CAP`).
     last: u64,
     runs: u64,
-    // The word being read (text-only streams).
+    // The word being read (text-only streams). Past `WORD_MAX` bytes without white space
+    // (`long_word`), a run is cut where word bytes and punctuation meet, as tokenizers cut it;
+    // `word_byte` is the kind of its last byte.
     word: [u8; WORD_MAX],
     word_len: usize,
     word_start: u64,
+    long_word: bool,
+    word_byte: bool,
     // The line being read.
     line: [u8; LINE_BLOCK],
     line_len: usize,
@@ -244,6 +261,8 @@ impl TextState {
             word: [0; WORD_MAX],
             word_len: 0,
             word_start: 0,
+            long_word: false,
+            word_byte: false,
             line: [0; LINE_BLOCK],
             line_len: 0,
             line_hash: 0,
@@ -279,6 +298,7 @@ impl TextState {
         self.last = NO_BYTE * LANE1;
         self.runs = 0;
         self.word_len = 0;
+        self.long_word = false;
         self.clear_line();
         self.line_start = 0;
         self.lines.reset();
@@ -323,9 +343,14 @@ impl TextState {
         self.structure.in_code()
     }
 
-    /// Byte where the line being read begins.
-    pub fn line_start(&self) -> u64 {
-        self.line_start
+    /// In code, a repetition that began at byte `onset` inside the line being read, which at
+    /// byte `now` is still no longer than people write lines (`CODE_LINE` bytes): a literal
+    /// or an expression written so on purpose, not yet evidence.
+    pub fn within_code_line(&self, onset: u64, now: u64) -> bool {
+        self.structure.in_code()
+            && self.structure.unprose()
+            && onset >= self.line_start
+            && now.saturating_sub(self.line_start) < CODE_LINE
     }
 
     /// The line is a bullet item (`* `, `- `, `+ `).
@@ -451,10 +476,20 @@ impl TextState {
         let (mut dfa_from, mut dfa_state) = (0, self.breaker_state);
         let mut brk = breakers.map_or(n, |dfa| self.next_breaker(dfa, text, 0));
         while i < n {
-            let word_end = if words {
-                word_from + (WORD_MAX - self.word_len)
-            } else {
+            let word_end = if !words {
                 n
+            } else if self.long_word {
+                // Up to where word bytes and punctuation meet (a symbol ends there), or the
+                // symbol reaches WORD_MAX; at least a byte.
+                let room = WORD_MAX - (self.word_len + (i - word_from));
+                let kind = self.word_byte;
+                let same = text[i..n.min(i + room)]
+                    .iter()
+                    .take_while(|&&b| is_word_byte(b) == kind)
+                    .count();
+                i + same.max(1)
+            } else {
+                word_from + (WORD_MAX - self.word_len)
             };
             let (read, class) = match read_ahead.take() {
                 Some(read_ahead) => read_ahead,
@@ -483,7 +518,11 @@ impl TextState {
             i += read;
             let mut stop = false;
             if self.run_alert(limits) {
-                halted |= keep(&mut found.chars, self.char_finding(limits, base + i as u64));
+                let f = self.char_finding(limits, base + i as u64);
+                if f.beats(&found.chars) {
+                    found.chars_in_code_line = self.within_code_line(f.onset, base + i as u64);
+                }
+                halted |= keep(&mut found.chars, f);
                 self.runs = clamp_lanes(self.runs);
             }
             if class & SPACE != 0 {
@@ -499,6 +538,7 @@ impl TextState {
                     );
                 }
                 word_from = i;
+                self.long_word = false;
                 if class & NEWLINE != 0 {
                     // The newline is not part of the line. The line is a heading when the
                     // last visible byte before the newline (behind at most two spaces or a
@@ -537,14 +577,37 @@ impl TextState {
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
                 }
+            } else if words && self.long_word {
+                // In a long run, a byte of the other kind than the last begins a symbol (a run
+                // of one kind is still cut at WORD_MAX).
+                let b = text[i - 1];
+                let word_byte = is_word_byte(b);
+                let len = self.word_len + (i - 1 - word_from);
+                if (word_byte != self.word_byte && len > 0) || len == WORD_MAX {
+                    if !self.head_settled() {
+                        self.line_head(&text[head_from..i - 1]);
+                    }
+                    head_from = i - 1;
+                    stop |= self.emit_word(
+                        &text[word_from..i - 1],
+                        base + word_from as u64,
+                        &mut on_event,
+                    );
+                    word_from = i - 1;
+                }
+                self.word_byte = word_byte;
             } else if words && i == word_end {
-                // A word as long as WORD_MAX is cut here.
+                // A word as long as WORD_MAX is cut here, and the run goes on in symbols cut
+                // where word bytes and punctuation meet: `std::iter::new(` repeated without a
+                // space is a loop of six symbols, not of 24-byte slices.
                 if !self.head_settled() {
                     self.line_head(&text[head_from..i]);
                 }
                 head_from = i;
                 stop |= self.emit_word(&text[word_from..i], base + word_from as u64, &mut on_event);
                 word_from = i;
+                self.long_word = true;
+                self.word_byte = is_word_byte(text[i - 1]);
             }
             if self.line_len == LINE_BLOCK {
                 // A template's skeleton is its line's first block; only code needs one.
