@@ -42,11 +42,11 @@ impl Halt {
                 Unit::Line => "line",
             },
             "period": v.period,
-            "repeats": (v.repeats * 100.0).round() / 100.0,
+            "repeats": (f64::from(v.repeats) * 100.0).round() / 100.0,
             "span": v.span,
             "onset": v.onset,
             "at": v.at,
-            "confidence": (v.confidence * 100.0).round() / 100.0,
+            "confidence": (f64::from(v.confidence) * 100.0).round() / 100.0,
             "chunks": self.chunks,
         });
         if let Some(b) = v.onset_byte {
