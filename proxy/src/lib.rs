@@ -160,6 +160,8 @@ pub async fn serve(
             let _ = conn.await;
         });
     }
+    // New connections are refused from here on; those in flight finish.
+    drop(listener);
     tokio::select! {
         _ = graceful.shutdown() => {}
         _ = tokio::time::sleep(server::SHUTDOWN_GRACE) => {}

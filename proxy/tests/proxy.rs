@@ -164,17 +164,20 @@ async fn start(max_body: usize) -> (SocketAddr, SocketAddr, Arc<Seen>) {
 }
 
 async fn spawn_proxy(upstream: &str, max_body: usize) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
     let mut opts = Options::new(upstream);
     opts.max_body = max_body;
+    spawn_with(opts, std::future::pending()).await
+}
+
+async fn spawn_with(
+    mut opts: Options,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
     opts.log = false;
     opts.idle_timeout = Duration::from_secs(5);
-    tokio::spawn(loopguard_proxy::serve(
-        listener,
-        opts,
-        std::future::pending(),
-    ));
+    tokio::spawn(loopguard_proxy::serve(listener, opts, shutdown));
     addr
 }
 
@@ -402,4 +405,43 @@ async fn a_client_that_goes_away_takes_the_upstream_with_it() {
         "the upstream kept streaming"
     );
     assert!(seen.loop_chunks.load(SeqCst) < 1500);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_past_the_limit_are_refused_and_shutdown_lets_requests_finish() {
+    let (up, _, _) = start(1 << 20).await;
+    let mut opts = Options::new(&format!("http://{up}"));
+    opts.max_connections = 1;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let proxy = spawn_with(opts, async move {
+        let _ = stopped.await;
+    })
+    .await;
+    // One connection holds the only slot while its (opted-out) loop streams.
+    let body = chat("LOOP please", true).to_string();
+    let mut held = TcpStream::connect(proxy).await.unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    held.write_all(head.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 1024];
+    assert!(held.read(&mut buf).await.unwrap() > 0);
+    let (status, _, body) = post(proxy, &chat("tell me about Rust", true)).await;
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("--max-connections"));
+    // Shutdown: no new connections; the one in flight goes on streaming.
+    stop.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(client()
+        .get(format!("http://{proxy}/metrics"))
+        .send()
+        .await
+        .is_err());
+    let mut more = 0;
+    for _ in 0..5 {
+        more += held.read(&mut buf).await.unwrap();
+    }
+    assert!(more > 0, "the request in flight was cut by the shutdown");
 }
