@@ -45,9 +45,11 @@ enum Command {
     Config(ConfigArgs),
     /// Serve an HTTP proxy in front of an OpenAI-compatible server: looping completions are
     /// cut, looping agents get recovery text (see the README's "Proxy").
+    #[cfg(feature = "proxy")]
     Proxy(ProxyArgs),
 }
 
+#[cfg(feature = "proxy")]
 #[derive(clap::Args)]
 struct ProxyArgs {
     /// The server's base URL (the request's path is appended): http://HOST:PORT.
@@ -144,6 +146,7 @@ impl FailOn {
     }
 }
 
+#[cfg(feature = "proxy")]
 fn proxy(args: ProxyArgs) -> Result<ExitCode, String> {
     let choice = PresetChoice::parse(&args.preset)?;
     let (base, models) = settings::load_with_models(&choice, args.config.as_deref())?;
@@ -175,6 +178,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Scan(args) => scan(&args),
         Command::Config(args) => config(&args),
+        #[cfg(feature = "proxy")]
         Command::Proxy(args) => proxy(args),
     };
     match result {
