@@ -384,7 +384,14 @@ impl ArgWords {
     pub(crate) fn of(args: &[u8]) -> ArgWords {
         let mut words = ArgWords::default();
         let (mut h, mut len) = (FNV32, 0u32);
-        for &b in &args[..args.len().min(ARG_BYTES)] {
+        let args = &args[..args.len().min(ARG_BYTES)];
+        // The first line only (a newline, or `\n` escaped in JSON, ends it): what follows is
+        // content — a heredoc's body, a script, prose sent as a command — which an error
+        // quotes by chance, not as the value that failed.
+        let end = (0..args.len())
+            .find(|&i| args[i] == b'\n' || (args[i] == b'\\' && args.get(i + 1) == Some(&b'n')))
+            .unwrap_or(args.len());
+        for &b in &args[..end] {
             if ARG_BYTE[b as usize] {
                 h = (h ^ b.to_ascii_lowercase() as u32).wrapping_mul(FNV32_PRIME);
                 len += 1;
@@ -706,6 +713,21 @@ mod tests {
             fp(
                 "export JAVA_HOME=/opt/jdk8\n./mvnw test -Dtest=A",
                 err,
+                &mut s
+            )
+        );
+        // Prose sent as a command: the error quotes none of its later lines, though they
+        // hold some of its words ("looking for").
+        let eof = "/bin/bash: line 2: unexpected EOF while looking for matching `''";
+        assert_eq!(
+            fp(
+                "{\"command\": \"DISCUSSION\\nLet's start by looking for files\"}",
+                eof,
+                &mut s
+            ),
+            fp(
+                "{\"command\": \"DISCUSSION\\nThe syntax error persists\"}",
+                eof,
                 &mut s
             )
         );
