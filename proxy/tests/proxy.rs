@@ -99,6 +99,17 @@ async fn upstream_handler(
                 tokio::time::sleep(Duration::from_millis(1)).await;
             }
             let _ = tx.send(Ok(Bytes::from_static(b"data: [DONE]\n\n"))).await;
+        } else if prompt.contains("BIG") {
+            // 2,000 chunks of 16 KiB: 32 MiB, more than the sockets on the way can hold.
+            seen2.loop_chunks.store(0, SeqCst);
+            let filler = "x".repeat(16 << 10);
+            for _ in 0..2000 {
+                if tx.send(Ok(chunk(&filler, None))).await.is_err() {
+                    return;
+                }
+                seen2.loop_chunks.fetch_add(1, SeqCst);
+            }
+            let _ = tx.send(Ok(Bytes::from_static(b"data: [DONE]\n\n"))).await;
         } else if prompt.contains("BREAK") {
             for w in &NORMAL[..4] {
                 let _ = tx.send(Ok(chunk(w, None))).await;
@@ -444,4 +455,51 @@ async fn connections_past_the_limit_are_refused_and_shutdown_lets_requests_finis
         more += held.read(&mut buf).await.unwrap();
     }
     assert!(more > 0, "the request in flight was cut by the shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_client_slows_the_upstream_instead_of_filling_memory() {
+    let (_, proxy, seen) = start(1 << 20).await;
+    let body = chat("BIG", true).to_string();
+    let mut s = TcpStream::connect(proxy).await.unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    // The client reads nothing for a while: the upstream must wait for it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let sent = seen.loop_chunks.load(SeqCst);
+    assert!(
+        sent < 1000,
+        "{sent} chunks of 16 KiB went out to a client that read none"
+    );
+    // Then it reads, slowly at first, and gets all of it.
+    let mut total = 0usize;
+    let mut buf = vec![0u8; 64 << 10];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut tail = Vec::new();
+    loop {
+        let n = tokio::time::timeout_at(deadline, s.read(&mut buf))
+            .await
+            .expect("the stream did not end")
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+        total += n;
+        tail.extend_from_slice(&buf[..n]);
+        if tail.len() > 256 {
+            tail.drain(..tail.len() - 256);
+        }
+        if String::from_utf8_lossy(&tail).contains("data: [DONE]") {
+            break;
+        }
+        if total < (1 << 20) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    assert!(total > 2000 * (16 << 10), "{total} bytes");
+    assert_eq!(seen.loop_chunks.load(SeqCst), 2000);
 }
