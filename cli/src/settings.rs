@@ -68,15 +68,21 @@ pub fn load(choice: &PresetChoice, file: Option<&Path>) -> Result<Configs, Strin
     let Some(path) = file else {
         return build(choice, Map::new(), None);
     };
+    let (text, syntax) = read(path)?;
+    load_text(choice, &text, syntax, &path.display().to_string())
+}
+
+/// A configuration file's text and its syntax: by the extension; otherwise JSON when it
+/// starts with `{`.
+fn read(path: &Path) -> Result<(String, Syntax), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    // By the extension; otherwise JSON when it starts with `{`.
     let syntax = match path.extension().and_then(|e| e.to_str()) {
         Some("json") => Syntax::Json,
         Some("toml") => Syntax::Toml,
         _ if text.trim_start().starts_with('{') => Syntax::Json,
         _ => Syntax::Toml,
     };
-    load_text(choice, &text, syntax, &path.display().to_string())
+    Ok((text, syntax))
 }
 
 /// [`load`] from a configuration's text; `origin` (a path) begins every message.
@@ -174,15 +180,8 @@ pub fn load_with_models(
     let Some(path) = file else {
         return Ok((build(choice, Map::new(), None)?, Vec::new()));
     };
-    let origin = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{origin}: {e}"))?;
-    let syntax = match path.extension().and_then(|e| e.to_str()) {
-        Some("json") => Syntax::Json,
-        Some("toml") => Syntax::Toml,
-        _ if text.trim_start().starts_with('{') => Syntax::Json,
-        _ => Syntax::Toml,
-    };
-    models_from_text(choice, &text, syntax, &origin)
+    let (text, syntax) = read(path)?;
+    models_from_text(choice, &text, syntax, &path.display().to_string())
 }
 
 /// [`load_with_models`] from a configuration's text.

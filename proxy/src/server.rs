@@ -410,6 +410,17 @@ fn count_halt(state: &State, h: &Halt) {
     }
 }
 
+/// One event through the response's guard, counted and timed in the metrics.
+fn guarded_event(state: &State, guard: &mut ResponseGuard, data: &str) -> Outcome {
+    let t = Instant::now();
+    let outcome = guard.on_event(data);
+    let m = &state.metrics;
+    m.guard_nanos
+        .fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
+    m.chunks.fetch_add(1, Relaxed);
+    outcome
+}
+
 /// The events of an upstream stream through the guard, to the client as they come.
 fn stream_response(
     state: Arc<State>,
@@ -463,13 +474,7 @@ fn stream_response(
                 }
             };
             for e in events {
-                let t = Instant::now();
-                let outcome = guard.on_event(&e.data);
-                state
-                    .metrics
-                    .guard_nanos
-                    .fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
-                state.metrics.chunks.fetch_add(1, Relaxed);
+                let outcome = guarded_event(&state, &mut guard, &e.data);
                 let out: Vec<Bytes> = match outcome {
                     Outcome::Forward => vec![Bytes::from(e.raw)],
                     Outcome::Replace(None) => Vec::new(),
@@ -537,12 +542,7 @@ async fn assembled_response(
             }
         };
         for e in events {
-            let t = Instant::now();
-            let outcome = guard.on_event(&e.data);
-            state
-                .metrics
-                .guard_nanos
-                .fetch_add(t.elapsed().as_nanos() as u64, Relaxed);
+            let outcome = guarded_event(state, &mut guard, &e.data);
             let chunk: Option<Value> = serde_json::from_str(e.data.trim()).ok();
             match outcome {
                 Outcome::Forward => {

@@ -192,6 +192,19 @@ async fn spawn_with(
     addr
 }
 
+/// A streaming request opted out of the guards, on a raw connection the test reads (or
+/// leaves unread, or closes) itself.
+async fn post_raw_opted_out(proxy: SocketAddr, body: &str) -> TcpStream {
+    let mut s = TcpStream::connect(proxy).await.unwrap();
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
+         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).await.unwrap();
+    s
+}
+
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(Duration::from_secs(20))
@@ -394,13 +407,7 @@ async fn a_client_that_goes_away_takes_the_upstream_with_it() {
     let (_, proxy, seen) = start(1 << 20).await;
     // Opted out, the loop is not cut: only the client's leaving can end it.
     let body = chat("LOOP please", true).to_string();
-    let mut s = TcpStream::connect(proxy).await.unwrap();
-    let head = format!(
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).await.unwrap();
+    let mut s = post_raw_opted_out(proxy, &body).await;
     let mut buf = [0u8; 4096];
     let n = s.read(&mut buf).await.unwrap();
     assert!(n > 0);
@@ -430,13 +437,7 @@ async fn connections_past_the_limit_are_refused_and_shutdown_lets_requests_finis
     .await;
     // One connection holds the only slot while its (opted-out) loop streams.
     let body = chat("LOOP please", true).to_string();
-    let mut held = TcpStream::connect(proxy).await.unwrap();
-    let head = format!(
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    held.write_all(head.as_bytes()).await.unwrap();
+    let mut held = post_raw_opted_out(proxy, &body).await;
     let mut buf = [0u8; 1024];
     assert!(held.read(&mut buf).await.unwrap() > 0);
     let (status, _, body) = post(proxy, &chat("tell me about Rust", true)).await;
@@ -461,13 +462,7 @@ async fn connections_past_the_limit_are_refused_and_shutdown_lets_requests_finis
 async fn a_slow_client_slows_the_upstream_instead_of_filling_memory() {
     let (_, proxy, seen) = start(1 << 20).await;
     let body = chat("BIG", true).to_string();
-    let mut s = TcpStream::connect(proxy).await.unwrap();
-    let head = format!(
-        "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\nx-loopguard: off\r\n\
-         content-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).await.unwrap();
+    let mut s = post_raw_opted_out(proxy, &body).await;
     // The client reads nothing for a while: the upstream must wait for it.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let sent = seen.loop_chunks.load(SeqCst);
