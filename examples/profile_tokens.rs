@@ -3,7 +3,8 @@
 //! subtract a run with `REPS=0` (loading only) and divide by the symbols it prints. `TEXT=16`
 //! pushes the text alone in 16-byte chunks instead; `PIECES=1` pushes ids with their pieces;
 //! `CABI=1` pushes the ids through `lg_stream_push_token`; `POOL=256` runs a pool of 256
-//! sequences.
+//! sequences; `PIECES=1 SPEC=4` pushes ids with pieces as speculative decoding does (a
+//! checkpoint, four drafts, the rejected ones rolled back, the verifier's token).
 use loopguard::{StreamConfig, StreamGuard};
 
 fn main() {
@@ -148,6 +149,40 @@ fn main() {
                 )
             })
             .collect();
+        let spec: usize = std::env::var("SPEC")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        if spec > 0 {
+            // Each step drafts `spec` tokens, of which the first `accepted` (0..=spec, in a
+            // fixed pattern averaging spec / 2) are right; the rest are rolled back and the
+            // verifier's token follows. Counted per accepted token.
+            let mut step = 0usize;
+            drive(&mut g, reps, &streams, "token", t, |g, s| {
+                let (mut acc, mut at) = (0u64, 0usize);
+                while at < s.len() {
+                    step += 1;
+                    let accepted = (step * 7 % (spec + 1)).min(s.len() - at);
+                    g.checkpoint();
+                    for j in 0..spec {
+                        let (id, p) = s
+                            .get(at + j)
+                            .filter(|_| j < accepted)
+                            .unwrap_or(&(7, b" x"));
+                        g.push_token(*id, Some(p));
+                    }
+                    acc += g.rollback(spec - accepted).expect("drafts held").action as u64;
+                    g.commit();
+                    at += accepted;
+                    if let Some(&(id, p)) = s.get(at) {
+                        acc += g.push_token(id, Some(p)).action as u64;
+                        at += 1;
+                    }
+                }
+                (acc, s.len() as u64)
+            });
+            return;
+        }
         drive(&mut g, reps, &streams, "token", t, |g, s| {
             let acc = s
                 .iter()

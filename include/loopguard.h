@@ -43,6 +43,12 @@
 // `lg_verdict.onset_byte`, `lg_stats.first_warn_at` and `halted_at` when unknown.
 #define LG_UNKNOWN UINT64_MAX
 
+// Pushes after a checkpoint that a rollback can keep (see `lg_stream_checkpoint`).
+#define LG_MAX_DRAFTS 64
+
+// Bytes of pieces and text after a checkpoint that a rollback can keep.
+#define LG_DRAFT_BYTES 4096
+
 // `lg_tool_policy.flags` bits.
 #define LG_TOOL_EXEMPT 1
 
@@ -64,6 +70,12 @@
 
 // Bytes of the repeated block kept as evidence.
 #define LG_EVIDENCE_BYTES 256
+
+// Pushes after a checkpoint that a rollback can keep: a verification step drafts far fewer.
+#define MAX_DRAFTS 64
+
+// Bytes of pieces and text after a checkpoint that a rollback can keep.
+#define DRAFT_BYTES 4096
 
 // What the caller should do with a sequence.
 enum lg_action
@@ -769,6 +781,19 @@ enum lg_status lg_pool_push(struct lg_pool *pool,
                             size_t n,
                             uint8_t *out_actions);
 
+// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 21 KiB).
+enum lg_status lg_pool_checkpoint(struct lg_pool *pool, uint64_t slot);
+
+// `lg_stream_rollback` for one slot's guard: takes back its last `n` pushes since its
+// checkpoint and writes the action then into `*out_action` when not NULL. Never allocates.
+enum lg_status lg_pool_rollback(struct lg_pool *pool,
+                                uint64_t slot,
+                                size_t n,
+                                lg_action *out_action);
+
+// `lg_stream_commit` for one slot's guard. O(1).
+enum lg_status lg_pool_commit(struct lg_pool *pool, uint64_t slot);
+
 // Writes one slot's last verdict into `*out` (set `out->struct_size` first). O(1).
 enum lg_status lg_pool_verdict(const struct lg_pool *pool, uint64_t slot, struct lg_verdict *out);
 
@@ -815,6 +840,25 @@ enum lg_status lg_stream_finish_text(struct lg_stream *stream, lg_action *out_ac
 
 // Forgets the sequence, as if new (a halt included). Never allocates.
 enum lg_status lg_stream_reset(struct lg_stream *stream);
+
+// Saves the guard's state for speculative decoding: pushes from now on can be taken back with
+// `lg_stream_rollback` until `lg_stream_commit` (or a reset). A checkpoint already held is
+// replaced. The first checkpoint of a guard allocates a copy of it and a log for
+// `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES` bytes (about 21 KiB); later ones allocate
+// nothing and cost one copy of the guard's memory.
+enum lg_status lg_stream_checkpoint(struct lg_stream *stream);
+
+// Takes back the last `n` pushes since the checkpoint (the drafts the verifier rejected):
+// the guard then answers exactly as one fed only the pushes before them. The checkpoint
+// stays. Writes the action of the last push kept into `*out_action` when not NULL; no
+// callback fires. `LG_ERR_INVALID_ARGUMENT`, naming `n`, with no checkpoint, with more pushes
+// asked back than were made, or when the pushes that would stay are not all held (more than
+// `LG_MAX_DRAFTS` or `LG_DRAFT_BYTES` since the checkpoint); the guard is then unchanged.
+// One copy of the guard's memory plus a push per push kept; never allocates.
+enum lg_status lg_stream_rollback(struct lg_stream *stream, size_t n, lg_action *out_action);
+
+// Ends the checkpoint and keeps every push since. O(1); nothing without a checkpoint.
+enum lg_status lg_stream_commit(struct lg_stream *stream);
 
 // Copies the whole state of a guard into a new one (`*out`), for forked or resumed sequences.
 // Callbacks are not copied. Allocates the new guard; free it with `lg_stream_free`.

@@ -308,6 +308,50 @@ impl Engine {
         self.forget();
     }
 
+    /// Makes this engine a copy of `src`, an engine built from the same parameters, without
+    /// allocating: a checkpoint's save and restore.
+    pub fn copy_from(&mut self, src: &Engine) {
+        copy_fields!(
+            self,
+            src,
+            [
+                pos,
+                floor,
+                next_base,
+                roll_out,
+                syms,
+                head,
+                cover,
+                ncands,
+                cover_sum,
+                near_alert,
+                last_dist,
+                ngram,
+                index_bits,
+                dense,
+                near_window,
+                near_at,
+                dense_at,
+                near_head,
+                near_since,
+                cands,
+                p,
+                hist,
+                runs,
+                warn_need,
+                halt_need,
+                any_need,
+                near_streak,
+                slack,
+                structured,
+                text_known,
+                says_nothing_new,
+                near_prev,
+                found,
+            ]
+        );
+    }
+
     /// Forgets all evidence but keeps counting positions: nothing before now is compared with.
     pub fn forget(&mut self) {
         self.floor = self.pos;

@@ -59,6 +59,18 @@
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+/// Makes `*$dst` a copy of `*$src` field by field with `clone_from`, which copies a boxed
+/// buffer into the one held (same length) instead of allocating. Every field is named, and the
+/// pattern is exhaustive: a field added later and not listed here fails to compile. Fields
+/// after `skip` are left as they are.
+macro_rules! copy_fields {
+    ($dst:expr, $src:expr, [$($f:ident),* $(,)?] $(, skip [$($s:ident),*])?) => {{
+        let src = $src;
+        let Self { $($f,)* $($($s: _,)*)? } = $dst;
+        $( $f.clone_from(&src.$f); )*
+    }};
+}
+
 mod agent;
 mod config;
 mod counting;
@@ -79,5 +91,7 @@ pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_RUN,
     MAX_WINDOW, SETTINGS_FIELDS,
 };
-pub use stream::{StreamGuard, StreamStats, Verbosity, EVIDENCE_BYTES};
+pub use stream::{
+    RollbackError, StreamGuard, StreamStats, Verbosity, DRAFT_BYTES, EVIDENCE_BYTES, MAX_DRAFTS,
+};
 pub use verdict::{Action, LoopKind, Unit, Verdict};

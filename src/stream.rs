@@ -10,6 +10,10 @@ use crate::text::{
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
+mod speculative;
+
+pub use speculative::{RollbackError, DRAFT_BYTES, MAX_DRAFTS};
+
 /// Bytes of the repeated block kept as evidence.
 pub const EVIDENCE_BYTES: usize = 256;
 
@@ -104,6 +108,8 @@ pub struct StreamGuard {
     plain: bool,
     /// Where the pieces stand in a web address (see [`in_url`]).
     url: Url,
+    /// Bytes of `evidence` held (at most `EVIDENCE_BYTES`); here, where it fills padding.
+    evidence_len: u16,
     warn_streak: u32,
     /// The first stream symbol of the line being read (low 32 bits).
     line_sym: u32,
@@ -113,11 +119,13 @@ pub struct StreamGuard {
     limits: CharLimits,
     config: StreamConfig,
     evidence: Box<[u8]>,
-    evidence_len: usize,
     /// (kind, period, onset) of the evidence held, to copy it once per loop rather than per push.
     evidence_key: (LoopKind, u32, u64),
     /// The last finding an exempt pattern excused, to not search again for the same loop.
     exempted: (LoopKind, u32, u64),
+    /// The state at the last checkpoint and the pushes since (see [`checkpoint`](Self::checkpoint)):
+    /// allocated by the first checkpoint.
+    drafts: Option<Box<speculative::Drafts>>,
 }
 
 impl StreamGuard {
@@ -180,6 +188,7 @@ impl StreamGuard {
             warn_streak: 0,
             line_sym: 0,
             stats: StreamStats::default(),
+            drafts: None,
         }
     }
 
@@ -243,15 +252,19 @@ impl StreamGuard {
     /// [`push_token`](Self::push_token) when the stream is halted, fresh or has text.
     #[inline(never)]
     fn push_token_slow(&mut self, id: u32, piece: Option<&[u8]>) -> Verdict {
+        if self.drafting() {
+            self.record(speculative::Push::Token(id), piece);
+        }
         if self.verdict.action == Action::Halt {
             return self.verdict;
         }
         match self.mode {
-            Mode::Text => return self.push_text(piece.unwrap_or_default()),
+            Mode::Text => return self.read_text(piece.unwrap_or_default()),
             Mode::Fresh => {
-                // Nothing read yet: plain until a piece brings text or a halt comes.
+                // Nothing read yet: plain until a piece brings text or a halt comes (or while
+                // a checkpoint holds the pushes, which the plain path does not record).
                 self.mode = Mode::Tokens;
-                self.plain = true;
+                self.plain = !self.drafting();
             }
             Mode::Tokens => {}
         }
@@ -333,6 +346,14 @@ impl StreamGuard {
     /// on how the text was cut. Returns the strongest verdict reached inside the chunk; a halt
     /// stops reading the chunk where it happened.
     pub fn push_text(&mut self, text: &[u8]) -> Verdict {
+        if self.drafting() {
+            self.record(speculative::Push::Text, Some(text));
+        }
+        self.read_text(text)
+    }
+
+    /// [`push_text`](Self::push_text) after the checkpoint, if any, recorded it.
+    fn read_text(&mut self, text: &[u8]) -> Verdict {
         if self.verdict.action == Action::Halt {
             return self.verdict;
         }
@@ -368,6 +389,14 @@ impl StreamGuard {
 
     /// Ends a text-only stream: the last word, which no space followed, is pushed.
     pub fn finish_text(&mut self) -> Verdict {
+        if self.drafting() {
+            self.record(speculative::Push::Finish, None);
+        }
+        self.read_end()
+    }
+
+    /// [`finish_text`](Self::finish_text) after the checkpoint, if any, recorded it.
+    fn read_end(&mut self) -> Verdict {
         if self.verdict.action == Action::Halt || self.mode != Mode::Text {
             return self.verdict;
         }
@@ -792,7 +821,7 @@ impl StreamGuard {
                 len += take;
             }
         }
-        self.evidence_len = len;
+        self.evidence_len = len as u16; // at most EVIDENCE_BYTES
     }
 
     /// Where the n-gram index of the guard will be read and written when token `id` is
@@ -815,7 +844,7 @@ impl StreamGuard {
         if self.verdict.action == Action::Continue {
             return &[];
         }
-        &self.evidence[..self.evidence_len]
+        &self.evidence[..self.evidence_len as usize]
     }
 
     /// Describes the last verdict for a log line (`Brief`), a person (`Summary`) or a report
@@ -918,7 +947,9 @@ impl StreamGuard {
         }
     }
 
-    /// Bytes this guard owns (its own struct and every buffer), constant for its lifetime.
+    /// Bytes this guard owns (its own struct and every buffer): constant for its lifetime, but
+    /// for the first [`checkpoint`](Self::checkpoint), which adds a copy of the guard and the
+    /// room for the drafts it may take back.
     pub fn memory_usage(&self) -> usize {
         std::mem::size_of::<StreamGuard>()
             - std::mem::size_of::<Engine>()
@@ -926,6 +957,7 @@ impl StreamGuard {
             + self.engine.memory_usage()
             + self.text.memory_usage()
             + self.evidence.len()
+            + self.drafts.as_ref().map_or(0, |d| d.memory_usage())
     }
 
     /// Forgets the stream, as if new. Allocates nothing.
@@ -943,6 +975,7 @@ impl StreamGuard {
         self.warn_streak = 0;
         self.line_sym = 0;
         self.stats = StreamStats::default();
+        self.end_drafts();
     }
 }
 

@@ -314,6 +314,47 @@ impl TextState {
         self.line_starts.fill(0);
     }
 
+    /// Makes this state a copy of `src`, built with the same settings, without allocating.
+    pub fn copy_from(&mut self, src: &TextState) {
+        self.lines.copy_from(&src.lines);
+        copy_fields!(
+            self,
+            src,
+            [
+                bytes,
+                ring,
+                starts,
+                last,
+                runs,
+                word,
+                word_len,
+                word_start,
+                long_word,
+                word_byte,
+                line,
+                line_len,
+                line_hash,
+                line_letters,
+                structure,
+                novelty,
+                counting,
+                count_onset,
+                count_words,
+                lines_warn,
+                lines_halt,
+                line_start,
+                line_starts,
+                templates,
+                template_warn,
+                template_budget,
+                line_skeleton,
+                breaker_state,
+                min_letters,
+            ],
+            skip[lines]
+        );
+    }
+
     /// Forgets the evidence (after a breaker) but keeps positions and the held bytes.
     pub fn forget(&mut self) {
         self.runs = 0;

@@ -132,6 +132,41 @@ fn reset_and_clone_keep_their_promises() {
     assert_eq!(copy.memory_usage(), guard.memory_usage());
 }
 
+/// Speculative decoding: the first checkpoint allocates the copy, and from then on checkpoints,
+/// drafts, rollbacks and commits allocate nothing, over real generations.
+#[test]
+fn checkpoints_after_the_first_never_allocate() {
+    let config = StreamConfig::default();
+    let mut guard = StreamGuard::new(&config);
+    let before = guard.memory_usage();
+    assert!(count(|| guard.checkpoint()) > 0);
+    let with_drafts = guard.memory_usage();
+    assert!(with_drafts > before);
+    let records = common::load("smollm2-sample.jsonl");
+    let mut rollbacks = 0;
+    let n = count(|| {
+        for rec in &records {
+            guard.reset();
+            for (i, (&id, piece)) in rec.ids.iter().zip(&rec.pieces).enumerate() {
+                if i % 4 == 0 {
+                    guard.checkpoint();
+                }
+                guard.push_token(id, Some(piece));
+                guard.push_token(id ^ 1, None);
+                if guard.rollback(1).is_ok() {
+                    rollbacks += 1;
+                }
+                if i % 4 == 3 {
+                    guard.commit();
+                }
+            }
+        }
+    });
+    assert_eq!(n, 0);
+    assert!(rollbacks > 1000);
+    assert_eq!(guard.memory_usage(), with_drafts);
+}
+
 /// The C push path and a pool batch allocate nothing either.
 #[test]
 fn the_c_abi_push_and_pool_batch_never_allocate() {

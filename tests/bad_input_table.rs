@@ -196,6 +196,19 @@ fn rows() -> Vec<Row> {
             on_stream("`lg_stream_clone(s, NULL)`", "out", |s| {
                 lg_stream_clone(s, null_mut())
             }),
+            on_stream(
+                "`lg_stream_rollback(s, 3, &a)` after a checkpoint and two pushes",
+                "n",
+                |s| {
+                    lg_stream_checkpoint(s);
+                    lg_stream_push_token(s, 1, null(), 0, null_mut());
+                    lg_stream_push_token(s, 2, null(), 0, null_mut());
+                    lg_stream_rollback(s, 3, null_mut())
+                },
+            ),
+            on_stream("`lg_stream_rollback(s, 1, &a)` without a checkpoint", "n", |s| {
+                lg_stream_rollback(s, 1, null_mut())
+            }),
             on_stream("a push from the stream's own callback", "callback", |s| {
                 lg_stream_set_callbacks(s, None, Some(push_again), s as *mut c_void);
                 for i in 0..200u32 {

@@ -17,12 +17,13 @@ use std::process::Command;
 mod tools;
 
 const TOLERANCE: f64 = 0.05;
-const PATHS: [(&str, &str, &str); 5] = [
+const PATHS: [(&str, &str, &str); 6] = [
     ("ids", "", "a token"),
     ("pieces", "PIECES=1", "a token"),
     ("text", "TEXT=16", "a byte"),
     ("c_abi", "CABI=1", "a token"),
     ("pool", "POOL=64", "a sequence-token"),
+    ("speculative", "PIECES=1 SPEC=4", "an accepted token"),
 ];
 
 /// Instructions and units of work of one run.
@@ -32,7 +33,7 @@ fn measure(exe: &std::path::Path, env: &str, reps: u32) -> (u64, u64) {
         .arg(exe)
         .arg(tools::root().join("tests/data/smollm2-sample.jsonl"))
         .env("REPS", reps.to_string());
-    if let Some((k, v)) = env.split_once('=') {
+    for (k, v) in env.split_whitespace().filter_map(|kv| kv.split_once('=')) {
         cmd.env(k, v);
     }
     let out = tools::succeed(&mut cmd);

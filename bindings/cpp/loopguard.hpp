@@ -168,6 +168,16 @@ class Stream {
     }
     void reset() { check(lg_stream_reset(s_)); }
 
+    // Speculative decoding: pushes after checkpoint() can be taken back with rollback(n), which
+    // returns the action of the last push kept; commit() keeps them all.
+    void checkpoint() { check(lg_stream_checkpoint(s_)); }
+    lg_action rollback(size_t n) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_stream_rollback(s_, n, &a));
+        return a;
+    }
+    void commit() { check(lg_stream_commit(s_)); }
+
     lg_verdict verdict() const {
         lg_verdict v{};
         v.struct_size = sizeof v;
@@ -250,6 +260,13 @@ class Pool {
     }
     void remove(uint64_t slot) { check(lg_pool_remove(p_, slot)); }
     void reset(uint64_t slot) { check(lg_pool_reset(p_, slot)); }
+    void checkpoint(uint64_t slot) { check(lg_pool_checkpoint(p_, slot)); }
+    lg_action rollback(uint64_t slot, size_t n) {
+        lg_action a = LG_ACTION_CONTINUE;
+        check(lg_pool_rollback(p_, slot, n, &a));
+        return a;
+    }
+    void commit(uint64_t slot) { check(lg_pool_commit(p_, slot)); }
     // Pushes tokens[i] into slots[i]; actions receives one lg_action per pair.
     void push(const std::vector<uint64_t> &slots, const std::vector<uint32_t> &tokens, std::vector<uint8_t> &actions) {
         if (slots.size() != tokens.size()) throw Error(LG_ERR_INVALID_ARGUMENT, "slots and tokens differ in length");

@@ -31,6 +31,12 @@ enum Op {
     PoolRemove { slot: u8, raw: u64 },
     PoolPush { batch: Vec<(u8, u32)>, raw: Option<u64> },
     PoolVerdict { slot: u8 },
+    Checkpoint { h: u8 },
+    Rollback { h: u8, n: u8 },
+    Commit { h: u8 },
+    PoolCheckpoint { slot: u8 },
+    PoolRollback { slot: u8, n: u8 },
+    PoolCommit { slot: u8 },
     Loop { h: u8, period: u8, times: u8 },
     AgentNew { preset: u8 },
     AgentCall { a: u8, tool: Option<Vec<u8>>, args: Vec<u8>, repeat: u8 },
@@ -284,6 +290,24 @@ fuzz_target!(|ops: Vec<Op>| unsafe {
                 let mut v = std::mem::zeroed::<lg_verdict>();
                 v.struct_size = std::mem::size_of::<lg_verdict>();
                 valid(lg_pool_verdict(pool, id, &mut v));
+            }
+            Op::Checkpoint { h } => valid(lg_stream_checkpoint(pick(&streams, h))),
+            Op::Rollback { h, n } => {
+                valid(lg_stream_rollback(pick(&streams, h), usize::from(n % 80), null_mut()))
+            }
+            Op::Commit { h } => valid(lg_stream_commit(pick(&streams, h))),
+            Op::PoolCheckpoint { slot } => {
+                let id = slots.get(usize::from(slot) % slots.len().max(1)).copied().unwrap_or(9);
+                valid(lg_pool_checkpoint(pool, id));
+            }
+            Op::PoolRollback { slot, n } => {
+                let id = slots.get(usize::from(slot) % slots.len().max(1)).copied().unwrap_or(9);
+                let mut a = lg_action::LG_ACTION_CONTINUE;
+                valid(lg_pool_rollback(pool, id, usize::from(n % 80), &mut a));
+            }
+            Op::PoolCommit { slot } => {
+                let id = slots.get(usize::from(slot) % slots.len().max(1)).copied().unwrap_or(9);
+                valid(lg_pool_commit(pool, id));
             }
             Op::Loop { h, period, times } => {
                 let s = pick(&streams, h);

@@ -46,6 +46,10 @@ pub const LG_VERSION_MINOR: u32 = 1;
 pub const LG_VERSION_PATCH: u32 = 0;
 /// `lg_verdict.onset_byte`, `lg_stats.first_warn_at` and `halted_at` when unknown.
 pub const LG_UNKNOWN: u64 = u64::MAX;
+/// Pushes after a checkpoint that a rollback can keep (see `lg_stream_checkpoint`).
+pub const LG_MAX_DRAFTS: usize = 64;
+/// Bytes of pieces and text after a checkpoint that a rollback can keep.
+pub const LG_DRAFT_BYTES: usize = 4096;
 
 /// What a call returned. Values are only ever appended.
 #[repr(C)]
@@ -421,6 +425,13 @@ impl Fail {
     fn null(arg: &str) -> Fail {
         Fail::new(LG_ERR_NULL, format!("{arg} is NULL"))
     }
+}
+
+/// A rollback that could not be made: the argument at fault is always `n`.
+fn rollback_fail(e: crate::RollbackError) -> Fail {
+    const _: () =
+        assert!(LG_MAX_DRAFTS == crate::MAX_DRAFTS && LG_DRAFT_BYTES == crate::DRAFT_BYTES);
+    Fail::new(LG_ERR_INVALID_ARGUMENT, e.to_string())
 }
 
 /// A status with its generic description, for failures that need no argument named (an

@@ -218,6 +218,48 @@ pub unsafe extern "C" fn lg_pool_push(
     })
 }
 
+/// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 21 KiB).
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_checkpoint(pool: *mut lg_pool, slot: u64) -> lg_status {
+    boundary(|| {
+        lg_pool::call(pool, |s| {
+            s.get(slot)?.checkpoint();
+            Ok(())
+        })
+    })
+}
+
+/// `lg_stream_rollback` for one slot's guard: takes back its last `n` pushes since its
+/// checkpoint and writes the action then into `*out_action` when not NULL. Never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_rollback(
+    pool: *mut lg_pool,
+    slot: u64,
+    n: usize,
+    out_action: *mut lg_action,
+) -> lg_status {
+    boundary(|| {
+        lg_pool::call(pool, |s| {
+            let v = s.get(slot)?.rollback(n).map_err(rollback_fail)?;
+            if !out_action.is_null() {
+                *out_action = action_to_c(v.action);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// `lg_stream_commit` for one slot's guard. O(1).
+#[no_mangle]
+pub unsafe extern "C" fn lg_pool_commit(pool: *mut lg_pool, slot: u64) -> lg_status {
+    boundary(|| {
+        lg_pool::call(pool, |s| {
+            s.get(slot)?.commit();
+            Ok(())
+        })
+    })
+}
+
 /// Writes one slot's last verdict into `*out` (set `out->struct_size` first). O(1).
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_verdict(

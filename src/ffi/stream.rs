@@ -197,6 +197,56 @@ pub unsafe extern "C" fn lg_stream_reset(stream: *mut lg_stream) -> lg_status {
     })
 }
 
+/// Saves the guard's state for speculative decoding: pushes from now on can be taken back with
+/// `lg_stream_rollback` until `lg_stream_commit` (or a reset). A checkpoint already held is
+/// replaced. The first checkpoint of a guard allocates a copy of it and a log for
+/// `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES` bytes (about 21 KiB); later ones allocate
+/// nothing and cost one copy of the guard's memory.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_checkpoint(stream: *mut lg_stream) -> lg_status {
+    boundary(|| {
+        lg_stream::call(stream, |g| {
+            g.checkpoint();
+            Ok(())
+        })
+    })
+}
+
+/// Takes back the last `n` pushes since the checkpoint (the drafts the verifier rejected):
+/// the guard then answers exactly as one fed only the pushes before them. The checkpoint
+/// stays. Writes the action of the last push kept into `*out_action` when not NULL; no
+/// callback fires. `LG_ERR_INVALID_ARGUMENT`, naming `n`, with no checkpoint, with more pushes
+/// asked back than were made, or when the pushes that would stay are not all held (more than
+/// `LG_MAX_DRAFTS` or `LG_DRAFT_BYTES` since the checkpoint); the guard is then unchanged.
+/// One copy of the guard's memory plus a push per push kept; never allocates.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_rollback(
+    stream: *mut lg_stream,
+    n: usize,
+    out_action: *mut lg_action,
+) -> lg_status {
+    boundary(|| {
+        lg_stream::call(stream, |g| {
+            let v = g.rollback(n).map_err(rollback_fail)?;
+            if !out_action.is_null() {
+                *out_action = action_to_c(v.action);
+            }
+            Ok(())
+        })
+    })
+}
+
+/// Ends the checkpoint and keeps every push since. O(1); nothing without a checkpoint.
+#[no_mangle]
+pub unsafe extern "C" fn lg_stream_commit(stream: *mut lg_stream) -> lg_status {
+    boundary(|| {
+        lg_stream::call(stream, |g| {
+            g.commit();
+            Ok(())
+        })
+    })
+}
+
 /// Copies the whole state of a guard into a new one (`*out`), for forked or resumed sequences.
 /// Callbacks are not copied. Allocates the new guard; free it with `lg_stream_free`.
 #[no_mangle]

@@ -302,6 +302,74 @@ static void test_pool(void) {
     lg_pool_free(p);
 }
 
+/* Speculative decoding: drafts pushed after a checkpoint and rolled back leave the guard as
+ * one fed only the accepted tokens; the halt comes on the same accepted token. */
+static void test_speculative(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_stream *s = NULL, *plain = NULL;
+    OK(lg_stream_new(&c, &s));
+    OK(lg_stream_new(&c, &plain));
+    lg_action a = LG_ACTION_CONTINUE;
+    CHECK(lg_stream_rollback(s, 1, &a) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lg_stream_last_error(s), "n: no checkpoint") != NULL);
+    int accepted = 0, halted = -1;
+    for (int step = 0; step < 100 && halted < 0; step++) {
+        OK(lg_stream_checkpoint(s));
+        /* Four drafts: the first two right, the others wrong. */
+        for (int j = 0; j < 4; j++) {
+            int i = accepted + j;
+            const char *piece = j < 2 ? SENTENCE[i % SENTENCE_LEN] : " wrong";
+            uint32_t id = j < 2 ? 1000u + (uint32_t)(i % SENTENCE_LEN) : 7u;
+            OK(lg_stream_push_token(s, id, (const uint8_t *)piece, strlen(piece), &a));
+        }
+        CHECK(lg_stream_rollback(s, 5, &a) == LG_ERR_INVALID_ARGUMENT);
+        CHECK(strstr(lg_stream_last_error(s), "n: 5 pushes asked back, 4 made") != NULL);
+        OK(lg_stream_rollback(s, 2, &a));
+        OK(lg_stream_commit(s));
+        for (int j = 0; j < 2; j++, accepted++) {
+            const char *piece = SENTENCE[accepted % SENTENCE_LEN];
+            lg_action b = LG_ACTION_CONTINUE;
+            OK(lg_stream_push_token(plain, 1000u + (uint32_t)(accepted % SENTENCE_LEN),
+                                    (const uint8_t *)piece, strlen(piece), &b));
+            if (b == LG_ACTION_HALT && halted < 0) halted = accepted;
+        }
+        lg_verdict v1, v2;
+        v1.struct_size = v2.struct_size = sizeof v1;
+        OK(lg_stream_verdict(s, &v1));
+        OK(lg_stream_verdict(plain, &v2));
+        CHECK(v1.action == v2.action && v1.at == v2.at && v1.period == v2.period);
+        CHECK(a == v2.action);
+    }
+    CHECK(halted > 0 && halted < 60);
+    size_t mem = 0;
+    OK(lg_stream_memory_usage(s, &mem));
+    CHECK(mem > 16 * 1024 && mem < 40 * 1024); /* the checkpoint's copy and log */
+    CHECK(lg_stream_checkpoint(NULL) == LG_ERR_NULL);
+    CHECK(lg_stream_rollback(NULL, 0, NULL) == LG_ERR_NULL);
+    CHECK(lg_stream_commit(NULL) == LG_ERR_NULL);
+    lg_stream_free(plain);
+    lg_stream_free(s);
+
+    /* The same through a pool slot. */
+    lg_pool *p = NULL;
+    uint64_t slot = 0;
+    OK(lg_pool_new(&c, 4, &p));
+    OK(lg_pool_add(p, &slot));
+    CHECK(lg_pool_rollback(p, slot, 0, NULL) == LG_ERR_INVALID_ARGUMENT);
+    OK(lg_pool_checkpoint(p, slot));
+    uint32_t tokens[3] = {5, 6, 7};
+    uint64_t slots[3] = {slot, slot, slot};
+    uint8_t actions[3];
+    OK(lg_pool_push(p, slots, tokens, 3, actions));
+    OK(lg_pool_rollback(p, slot, 3, &a));
+    CHECK(a == LG_ACTION_CONTINUE);
+    OK(lg_pool_commit(p, slot));
+    CHECK(lg_pool_rollback(p, slot, 0, NULL) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(lg_pool_checkpoint(p, slot + 1) == LG_ERR_NO_SLOT);
+    lg_pool_free(p);
+}
+
 int main(void) {
     test_version_and_status();
     test_config();
@@ -309,6 +377,7 @@ int main(void) {
     test_null_and_misuse();
     test_callbacks();
     test_pool();
+    test_speculative();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

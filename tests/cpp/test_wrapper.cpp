@@ -37,6 +37,26 @@ int main() {
     CHECK(stream.stats().halted_at == static_cast<uint64_t>(halted_at));
     CHECK(stream.memory_usage() <= 16 * 1024);
 
+    // Speculative decoding: a halt reached only by drafts is taken back with them.
+    {
+        loopguard::Stream s(config);
+        s.push(1, "Once");
+        s.checkpoint();
+        int drafts = 0;
+        while (s.push(static_cast<uint32_t>(drafts % 7), words[drafts % 7]) != LG_ACTION_HALT) drafts++;
+        CHECK(drafts < 60);
+        CHECK(s.rollback(static_cast<size_t>(drafts + 1)) == LG_ACTION_CONTINUE);
+        CHECK(s.stats().symbols == 1);
+        bool threw = false;
+        try {
+            s.rollback(1000);
+        } catch (const loopguard::Error &e) {
+            threw = std::string(e.what()).find("n: 1000 pushes asked back") != std::string::npos;
+        }
+        CHECK(threw);
+        s.commit();
+    }
+
     // A callback that throws: the exception comes out of the push that called it (it cannot
     // cross the C library), the guard has recorded the push, and the stream stays usable.
     {

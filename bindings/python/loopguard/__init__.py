@@ -476,6 +476,24 @@ class StreamGuard(_Handle):
         """Forgets the stream, as if new."""
         self._check(lib().lg_stream_reset(self._h))
 
+    def checkpoint(self) -> None:
+        """Saves the state for speculative decoding: pushes from now on can be taken back with
+        ``rollback`` until ``commit``. The first checkpoint allocates a copy (about 21 KiB)."""
+        self._check(lib().lg_stream_checkpoint(self._h))
+
+    def rollback(self, n: int) -> Action:
+        """Takes back the last ``n`` pushes since the checkpoint (the rejected drafts): the
+        guard answers as one fed only the pushes before them. Returns the action then.
+        ``LoopguardError`` naming ``n`` without a checkpoint, when fewer pushes were made, or
+        past the drafts a checkpoint holds (``LG_MAX_DRAFTS`` pushes, ``LG_DRAFT_BYTES`` bytes)."""
+        n = _uint(n, 64, "n")
+        self._check(lib().lg_stream_rollback(self._h, n, byref(self._action)))
+        return Action(self._action.value)
+
+    def commit(self) -> None:
+        """Ends the checkpoint and keeps every push since."""
+        self._check(lib().lg_stream_commit(self._h))
+
     def clone(self) -> "StreamGuard":
         """A copy of the whole state (for forked or preempted sequences)."""
         out = c_void_p()
@@ -616,6 +634,21 @@ class Pool(_Handle):
 
     def reset(self, slot: int) -> None:
         self._check(lib().lg_pool_reset(self._h, _uint(slot, 64, "slot")))
+
+    def checkpoint(self, slot: int) -> None:
+        """``StreamGuard.checkpoint`` for one slot."""
+        self._check(lib().lg_pool_checkpoint(self._h, _uint(slot, 64, "slot")))
+
+    def rollback(self, slot: int, n: int) -> Action:
+        """``StreamGuard.rollback`` for one slot: takes back its last ``n`` pushes."""
+        action = c_uint8()
+        slot, n = _uint(slot, 64, "slot"), _uint(n, 64, "n")
+        self._check(lib().lg_pool_rollback(self._h, slot, n, byref(action)))
+        return Action(action.value)
+
+    def commit(self, slot: int) -> None:
+        """``StreamGuard.commit`` for one slot."""
+        self._check(lib().lg_pool_commit(self._h, _uint(slot, 64, "slot")))
 
     def push(self, slots, tokens, out=None):
         """Pushes ``tokens[i]`` into ``slots[i]`` for every i; writes the actions into ``out``

@@ -41,6 +41,8 @@ LG_TOOL_FAILURE_TOLERANT = 8
 LG_TOOL_OWN_REPEATS = 16
 LG_TOOL_SHELL = 32
 LG_EVIDENCE_BYTES = 256
+LG_MAX_DRAFTS = 64
+LG_DRAFT_BYTES = 4096
 
 ENUMS = {
     "lg_action": ["CONTINUE", "WARN", "BLOCK", "HALT"],
@@ -300,6 +302,9 @@ FUNCTIONS = {
     "lg_pool_add": (_status, [_handle, POINTER(c_uint64)]),
     "lg_pool_remove": (_status, [_handle, c_uint64]),
     "lg_pool_reset": (_status, [_handle, c_uint64]),
+    "lg_pool_checkpoint": (_status, [_handle, c_uint64]),
+    "lg_pool_rollback": (_status, [_handle, c_uint64, c_size_t, _action]),
+    "lg_pool_commit": (_status, [_handle, c_uint64]),
     "lg_pool_push": (_status, [_handle, POINTER(c_uint64), POINTER(c_uint32), c_size_t, _bytes]),
     "lg_pool_verdict": (_status, [_handle, c_uint64, POINTER(LgVerdict)]),
     "lg_pool_set_callbacks": (_status, [_handle, VERDICT_CALLBACK, VERDICT_CALLBACK, c_void_p]),
@@ -310,6 +315,9 @@ FUNCTIONS = {
     "lg_stream_push_text": (_status, [_handle, _bytes, c_size_t, _action]),
     "lg_stream_finish_text": (_status, [_handle, _action]),
     "lg_stream_reset": (_status, [_handle]),
+    "lg_stream_checkpoint": (_status, [_handle]),
+    "lg_stream_rollback": (_status, [_handle, c_size_t, _action]),
+    "lg_stream_commit": (_status, [_handle]),
     "lg_stream_clone": (_status, [_handle, _out_handle]),
     "lg_stream_verdict": (_status, [_handle, POINTER(LgVerdict)]),
     "lg_stream_repeated_text": (_status, [_handle, POINTER(_bytes), POINTER(c_size_t)]),

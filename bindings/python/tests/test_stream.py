@@ -218,3 +218,50 @@ def test_a_template_budget_halts_sibling_code():
         assert g.push_text(text) != Action.HALT
     with pytest.raises(lg.ConfigError, match="template_budget = 1: allowed 0 \\(off\\) or 2..=1000"):
         lg.StreamConfig(template_budget=1)
+
+
+def test_speculative_drafts_roll_back_to_the_accepted_tokens():
+    """Each step drafts four tokens, two right and two wrong, and takes the wrong ones back:
+    on every real generation the guard halts on the same accepted token, with the same
+    evidence, as a guard fed only the accepted tokens."""
+    halts = 0
+    for rec in sample():
+        truth = list(zip(rec["token_ids"], rec["pieces"]))
+        g, plain = lg.StreamGuard(), lg.StreamGuard()
+        at = 0
+        while at < len(truth) and g.verdict.action != Action.HALT:
+            g.checkpoint()
+            right = truth[at : at + 2]
+            for tok, piece in right + [(7, " wrong")] * 2:
+                g.push(tok, piece)
+            action = g.rollback(2)
+            g.commit()
+            for tok, piece in right:
+                plain.push(tok, piece)
+            at += len(right)
+            assert action == plain.verdict.action
+            assert g.describe("full") == plain.describe("full")
+        halts += g.verdict.action == Action.HALT
+    assert halts == 22
+
+
+def test_rollback_errors_name_n():
+    g = lg.StreamGuard()
+    with pytest.raises(lg.LoopguardError, match="n: no checkpoint"):
+        g.rollback(1)
+    g.checkpoint()
+    g.push(1, " a")
+    with pytest.raises(lg.LoopguardError, match="n: 2 pushes asked back, 1 made"):
+        g.rollback(2)
+    with pytest.raises(ValueError, match="n = -1"):
+        g.rollback(-1)
+    assert g.rollback(1) == Action.CONTINUE
+    assert g.stats["symbols"] == 0
+    pool = lg.Pool(capacity=2)
+    slot = pool.add()
+    pool.checkpoint(slot)
+    pool.push([slot] * 3, [5, 6, 7])
+    assert pool.rollback(slot, 3) == Action.CONTINUE
+    pool.commit(slot)
+    with pytest.raises(lg.LoopguardError, match="n: no checkpoint"):
+        pool.rollback(slot, 0)
