@@ -5,13 +5,16 @@
 //! warns on.
 //!
 //!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
-//!         [--labels FILE] [--list] [--trace ID]
+//!         [--labels FILE] [--list] [--trace ID] [--memory]
 //!
 //! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
 //! redistributable: read it from there). The labels default to
 //! `scripts/data/coding_agent_labels.jsonl`, the project's own judgements of 71 runs (ids and
 //! verdicts only). `--list` prints the first warning of every run the guard acts on;
-//! `--trace ID` prints one run event by event with the guard's answer to each.
+//! `--trace ID` prints one run event by event with the guard's answer to each. `--memory`
+//! gives each run the loop memory exported by the earlier runs of the same task (other models
+//! on the same issue: an agent restarted on a task it failed), and says how the first
+//! warnings moved.
 //!
 //! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
 //! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
@@ -24,7 +27,20 @@ use serde_json::Value;
 
 /// Feeds one trajectory; returns the most severe verdict per event.
 fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
+    run_with_memory(config, events, &[]).0
+}
+
+/// [`run`] with a loop memory imported first (empty: none); also returns the memory after.
+fn run_with_memory(
+    config: &AgentConfig,
+    events: &[Value],
+    memory: &[u8],
+) -> (Vec<AgentVerdict>, Vec<u8>) {
     let mut g = AgentGuard::new(config);
+    if !memory.is_empty() {
+        g.import_memory(memory)
+            .expect("a memory this program exported");
+    }
     let mut out = Vec::new();
     for e in events {
         if e["error"].as_str() == Some("format_error") && e["args"]["command"].is_null() {
@@ -45,7 +61,7 @@ fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
         }
         out.push(worst);
     }
-    out
+    (out, g.export_memory())
 }
 
 /// One line per event: the command, the start of its error or result, the guard's answer.
@@ -94,6 +110,7 @@ fn main() {
     let mut preset = AgentPreset::Default;
     let mut list = false;
     let mut trace = None;
+    let mut memory = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -104,6 +121,7 @@ fn main() {
             }
             "--labels" => labels_path = args.next().unwrap_or_else(|| die("--labels FILE")),
             "--list" => list = true,
+            "--memory" => memory = true,
             "--trace" => trace = Some(args.next().unwrap_or_else(|| die("--trace ID"))),
             _ => dir = a,
         }
@@ -133,6 +151,61 @@ fn main() {
     let mut verdicts: HashMap<&str, Vec<AgentVerdict>> = HashMap::new();
     for id in &order {
         verdicts.insert(id, run(&config, runs[id]["events"].as_array().unwrap()));
+    }
+    if memory {
+        // Runs of one task in corpus order, each given what the earlier ones left.
+        let mut left: HashMap<String, AgentGuard> = HashMap::new();
+        let (mut given, mut earlier, mut later, mut new, mut gone) = (0, 0, 0, 0, 0);
+        for id in &order {
+            let task = runs[id]["task"]["instance_id"]
+                .as_str()
+                .unwrap_or(id)
+                .to_string();
+            let holder = left.entry(task).or_insert_with(|| AgentGuard::new(&config));
+            let before = holder.export_memory();
+            given += usize::from(holder.memory_len() > 0);
+            let (vs, after) =
+                run_with_memory(&config, runs[id]["events"].as_array().unwrap(), &before);
+            holder.import_memory(&after).expect("exported here");
+            let (a, b) = (
+                first_at_least(&verdicts[id.as_str()], Action::Warn),
+                first_at_least(&vs, Action::Warn),
+            );
+            match (a, b) {
+                (Some(a), Some(b)) if b < a => earlier += 1,
+                (Some(a), Some(b)) if b > a => later += 1,
+                (None, Some(_)) => new += 1,
+                (Some(_), None) => gone += 1,
+                _ => {}
+            }
+            verdicts.insert(id, vs);
+        }
+        println!(
+            "memory: {given} of {} runs were given the loops of earlier runs of their task; \
+             first warnings came earlier in {earlier}, later in {later}, in {new} runs that had \
+             none, and went away in {gone}",
+            order.len()
+        );
+        // The same agent restarted on the same task: each run replayed with the memory its
+        // own first replay left.
+        let (mut replays, mut sooner, mut steps) = (0, 0, 0);
+        for id in &order {
+            let events = runs[id]["events"].as_array().unwrap();
+            let (first, own) = run_with_memory(&config, events, &[]);
+            let Some(a) = first_at_least(&first, Action::Warn) else {
+                continue;
+            };
+            replays += 1;
+            let (again, _) = run_with_memory(&config, events, &own);
+            if let Some(b) = first_at_least(&again, Action::Warn).filter(|&b| b < a) {
+                sooner += 1;
+                steps += a - b;
+            }
+        }
+        println!(
+            "memory, the same run again: of the {replays} runs it warns on, {sooner} warned \
+             sooner ({steps} events sooner in all)"
+        );
     }
     for (name, want) in [
         ("resolved", Some(true)),

@@ -16,6 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+// Loops a memory holds; past it the least reported one is forgotten.
+#define MAX_MEMORY 256
+
+// Bytes of an exported memory at most.
+#define MAX_MEMORY_BYTES ((HEADER + (ENTRY * MAX_MEMORY)) + CHECKSUM)
+
 // The largest call window an agent guard can be configured to remember.
 #define MAX_AGENT_WINDOW 1024
 
@@ -30,6 +36,9 @@
 
 // Largest character-run threshold, in bytes.
 #define LG_MAX_RUN 16384
+
+// Bytes of a reasoning marker (`reasoning_start`, `reasoning_end`).
+#define MAX_MARKER 64
 
 // Major version of the library and header.
 #define LG_VERSION_MAJOR 0
@@ -48,6 +57,12 @@
 
 // Bytes of pieces and text after a checkpoint that a rollback can keep.
 #define LG_DRAFT_BYTES 4096
+
+// Loops an agent guard's loop memory holds (see `lg_agent_memory_import`).
+#define LG_MAX_MEMORY 256
+
+// Bytes of an exported loop memory at most: a buffer this large always fits one.
+#define LG_MAX_MEMORY_BYTES 3344
 
 // `lg_tool_policy.flags` bits.
 #define LG_TOOL_EXEMPT 1
@@ -91,6 +106,10 @@ enum lg_action
   LG_ACTION_BLOCK = 2,
   // The repetition persists: stop generating. Sticky until reset.
   LG_ACTION_HALT = 3,
+  // The stream loops inside its reasoning: force the configured end marker
+  // (`reasoning_end`) instead of stopping; the guard then watches the answer. Only a guard
+  // configured with a marker answers it; sticky until the marker is pushed.
+  LG_ACTION_END_REASONING = 4,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_action;
@@ -335,6 +354,13 @@ typedef struct lg_stream_config {
   uint32_t template_warn;
   // Copies of one template the host allows; the next halts. `0` (off) or `2..=1000`.
   uint32_t template_budget;
+  // The text that opens a reasoning section (`"<think>"`); empty: the stream begins inside
+  // one when `reasoning_end` is set. At most 64 bytes of UTF-8. (Appended in 0.1.)
+  struct lg_str reasoning_start;
+  // The text that ends a reasoning section (`"</think>"`); empty = off. When set, a loop
+  // inside the reasoning of a stream with text answers `LG_ACTION_END_REASONING` instead of
+  // a halt: force this text as the next tokens. At most 64 bytes of UTF-8.
+  struct lg_str reasoning_end;
 } lg_stream_config;
 
 // Counts at which one rule warns, blocks and halts; 0 = never.
@@ -721,6 +747,26 @@ enum lg_status lg_agent_evidence(const struct lg_agent *agent,
                                  uint64_t *out,
                                  size_t cap,
                                  size_t *out_len);
+
+// Exports the loops this guard reported (and those it imported) into `buf`, for the guard of
+// a later session (`lg_agent_memory_import`): fingerprints only (kinds, 64-bit hashes of the
+// calls, counts), never text; at most `LG_MAX_MEMORY_BYTES` bytes in a stable, versioned
+// format. Writes the length into `*out_len`. `LG_ERR_INVALID_ARGUMENT` naming `buf_len` when
+// the memory does not fit (nothing written: a buffer of `LG_MAX_MEMORY_BYTES` always fits).
+enum lg_status lg_agent_memory_export(const struct lg_agent *agent,
+                                      uint8_t *buf,
+                                      size_t buf_len,
+                                      size_t *out_len);
+
+// Merges a memory exported by `lg_agent_memory_export` (of any session): a call that looped
+// before then warns one repeat earlier. Writes the loops it held into `*out_loops` when not
+// NULL. A malformed memory is refused whole (`LG_ERR_INVALID_ARGUMENT`, the message naming
+// `data` and what is wrong: length, magic, version, checksum, an entry). A reset keeps the
+// memory; at most `LG_MAX_MEMORY` loops are held.
+enum lg_status lg_agent_memory_import(struct lg_agent *agent,
+                                      const uint8_t *data,
+                                      size_t len,
+                                      size_t *out_loops);
 
 // Describes the last verdict into `buf` (NUL-terminated, truncated to fit) at a verbosity:
 // brief (`Bash(git status) called 5x`), summary, or full (the `<loop-recovery>` block for the

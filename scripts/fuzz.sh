@@ -21,7 +21,7 @@ seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(c_abi_ops stream_oracle text_chunks agent_events cli_records config_loader)
+  targets=(c_abi_ops stream_oracle text_chunks agent_events cli_records config_loader memory_import)
 fi
 runs=${RUNS:-0}
 jobs=${JOBS:-2}

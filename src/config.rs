@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use aho_corasick::{dfa::DFA, AhoCorasick, MatchKind};
 
+use crate::stream::Markers;
+
 /// The largest period the exact-loop detector can be configured to track.
 pub const MAX_PERIOD_LIMIT: u32 = 4096;
 /// The largest window (in symbols) the long-range index can be configured to hold.
@@ -137,6 +139,17 @@ pub struct StreamSettings {
     pub exempt: Vec<String>,
     /// Symbols of uninterrupted warnings after which the guard halts. `0` (never) or `16..`.
     pub escalate_after: u32,
+    /// The text that opens a reasoning section (`"<think>"`), or empty: the stream then
+    /// begins inside one when `reasoning_end` is set (as when the chat template opened it). At
+    /// most 64 bytes.
+    pub reasoning_start: String,
+    /// The text that ends a reasoning section (`"</think>"`), or empty (off). When set, a loop
+    /// inside the reasoning of a stream with text answers [`Action::EndReasoning`] instead of
+    /// a halt: the host forces this text, and the guard, reading it, forgets the reasoning's
+    /// loops and watches the answer. At most 64 bytes.
+    ///
+    /// [`Action::EndReasoning`]: crate::Action::EndReasoning
+    pub reasoning_end: String,
 }
 
 impl Default for StreamSettings {
@@ -182,6 +195,8 @@ impl StreamSettings {
             breakers: Vec::new(),
             exempt: Vec::new(),
             escalate_after: 0,
+            reasoning_start: String::new(),
+            reasoning_end: String::new(),
         };
         match preset {
             Preset::Balanced => balanced,
@@ -352,6 +367,9 @@ pub(crate) fn check_patterns(field: &'static str, pats: &[String]) -> Result<(),
     Ok(())
 }
 
+/// Bytes of a reasoning marker (`reasoning_start`, `reasoning_end`).
+pub const MAX_MARKER: usize = 64;
+
 /// The names of every field of [`StreamSettings`], in declaration order.
 pub const SETTINGS_FIELDS: &[&str] = &[
     "min_period",
@@ -381,6 +399,8 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "breakers",
     "exempt",
     "escalate_after",
+    "reasoning_start",
+    "reasoning_end",
 ];
 
 impl StreamSettings {
@@ -423,6 +443,8 @@ impl StreamSettings {
             "breakers" => s.breakers.push(value.to_string()),
             "exempt" => s.exempt.push(value.to_string()),
             "escalate_after" => s.escalate_after = num("escalate_after", value)?,
+            "reasoning_start" => s.reasoning_start = value.to_string(),
+            "reasoning_end" => s.reasoning_end = value.to_string(),
             _ => {
                 return Err(ConfigError {
                     field: "(name)".into(),
@@ -500,6 +522,25 @@ impl StreamSettings {
         check_patterns("breakers", &s.breakers)?;
         check_patterns("exempt", &s.exempt)?;
         check_off_or("escalate_after", s.escalate_after, 16, u32::MAX)?;
+        for (field, marker) in [
+            ("reasoning_start", &s.reasoning_start),
+            ("reasoning_end", &s.reasoning_end),
+        ] {
+            if marker.len() > MAX_MARKER {
+                return Err(ConfigError {
+                    field: field.into(),
+                    value: format!("a marker of {} bytes", marker.len()),
+                    allowed: format!("empty or 1..={MAX_MARKER} bytes"),
+                });
+            }
+        }
+        if !s.reasoning_start.is_empty() && s.reasoning_end.is_empty() {
+            return Err(ConfigError {
+                field: "reasoning_end".into(),
+                value: "empty".into(),
+                allowed: "a marker whenever reasoning_start is set".into(),
+            });
+        }
         Ok(())
     }
 }
@@ -519,6 +560,8 @@ pub(crate) struct Inner {
     pub(crate) breakers: Option<DFA>,
     /// Searched in the repeated block, only when a detector fires.
     pub(crate) exempt: Option<AhoCorasick>,
+    /// The reasoning markers, when `reasoning_end` is set.
+    pub(crate) reasoning: Option<Markers>,
 }
 
 impl fmt::Debug for StreamConfig {
@@ -567,6 +610,7 @@ impl StreamConfig {
                 settings: settings.clone(),
                 breakers,
                 exempt,
+                reasoning: Markers::new(&settings.reasoning_start, &settings.reasoning_end),
             }),
         })
     }

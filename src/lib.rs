@@ -85,7 +85,8 @@ mod verdict;
 
 pub use agent::{
     AgentConfig, AgentGuard, AgentLoopKind, AgentPreset, AgentSettings, AgentStats, AgentVerdict,
-    ChantSettings, Reason, Recommendation, Thresholds, ToolPolicy, MAX_AGENT_WINDOW,
+    ChantSettings, MemoryError, Reason, Recommendation, Thresholds, ToolPolicy, MAX_AGENT_WINDOW,
+    MAX_MEMORY, MAX_MEMORY_BYTES,
 };
 pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_RUN,

@@ -10,7 +10,10 @@ use crate::text::{
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
+mod reasoning;
 mod speculative;
+
+pub(crate) use reasoning::Markers;
 
 pub use speculative::{RollbackError, DRAFT_BYTES, MAX_DRAFTS};
 
@@ -110,6 +113,8 @@ pub struct StreamGuard {
     url: Url,
     /// Bytes of `evidence` held (at most `EVIDENCE_BYTES`); here, where it fills padding.
     evidence_len: u16,
+    /// Where the stream stands among the reasoning markers (see [`reasoning`]).
+    reasoning: reasoning::Reasoning,
     warn_streak: u32,
     /// The first stream symbol of the line being read (low 32 bits).
     line_sym: u32,
@@ -189,6 +194,11 @@ impl StreamGuard {
             line_sym: 0,
             stats: StreamStats::default(),
             drafts: None,
+            reasoning: config
+                .inner
+                .reasoning
+                .as_ref()
+                .map_or(reasoning::Reasoning::default(), Markers::initial),
         }
     }
 
@@ -267,6 +277,9 @@ impl StreamGuard {
                 self.plain = !self.drafting();
             }
             Mode::Tokens => {}
+        }
+        if !self.through_reasoning(piece.unwrap_or_default()) {
+            return self.verdict;
         }
         let sym = self.engine.pos();
         if piece.is_some() || self.has_text {
@@ -354,7 +367,7 @@ impl StreamGuard {
 
     /// [`push_text`](Self::push_text) after the checkpoint, if any, recorded it.
     fn read_text(&mut self, text: &[u8]) -> Verdict {
-        if self.verdict.action == Action::Halt {
+        if self.verdict.action == Action::Halt || !self.through_reasoning(text) {
             return self.verdict;
         }
         if self.mode == Mode::Fresh {
@@ -374,7 +387,7 @@ impl StreamGuard {
             let (word, sym) =
                 word.unwrap_or((Finding::default(), self.engine.pos().saturating_sub(1)));
             let v = self.decide(word, sym, found);
-            if v.action == Action::Halt {
+            if v.action >= Action::EndReasoning {
                 return v;
             }
             if v.action > best.action {
@@ -397,7 +410,7 @@ impl StreamGuard {
 
     /// [`finish_text`](Self::finish_text) after the checkpoint, if any, recorded it.
     fn read_end(&mut self) -> Verdict {
-        if self.verdict.action == Action::Halt || self.mode != Mode::Text {
+        if self.verdict.action >= Action::EndReasoning || self.mode != Mode::Text {
             return self.verdict;
         }
         let mut last = (Finding::default(), self.engine.pos().saturating_sub(1));
@@ -561,6 +574,7 @@ impl StreamGuard {
         } else if v.action == Action::Continue {
             self.warn_streak = 0;
         }
+        v.action = self.reasoning_action(v.action);
         match v.action {
             Action::Continue => {}
             Action::Warn => {
@@ -572,6 +586,11 @@ impl StreamGuard {
             Action::Block | Action::Halt => {
                 self.stats.first_warn_at.get_or_insert(sym);
                 self.stats.halted_at = Some(sym);
+                self.capture_evidence(&v, now);
+            }
+            // Not a halt: the sequence goes on once the reasoning is closed.
+            Action::EndReasoning => {
+                self.stats.first_warn_at.get_or_insert(sym);
                 self.capture_evidence(&v, now);
             }
         }
@@ -876,15 +895,15 @@ impl StreamGuard {
                 if v.action == Action::Continue {
                     return write!(out, "No repetition after {} symbols.", self.engine.pos());
                 }
-                let verb = if v.action == Action::Halt {
-                    "Halted"
-                } else {
-                    "Warning"
+                let verb = match v.action {
+                    Action::Halt => "Halted",
+                    Action::EndReasoning => "Reasoning to end",
+                    _ => "Warning",
                 };
                 if v.period == 0 {
                     // A near loop whose copies vary too much for a period: the window.
                     let s = &self.config.inner.settings;
-                    let share = if v.action == Action::Halt {
+                    let share = if v.action >= Action::EndReasoning {
                         s.near_halt
                     } else {
                         s.near_warn
@@ -975,6 +994,7 @@ impl StreamGuard {
         self.warn_streak = 0;
         self.line_sym = 0;
         self.stats = StreamStats::default();
+        self.reasoning = self.reasoning_initial();
         self.end_drafts();
     }
 }

@@ -2,8 +2,13 @@
 
 /// What the caller should do with the stream after this push.
 ///
-/// The order is meaningful: `Continue < Warn < Block < Halt`. A [`StreamGuard`] answers
-/// `Continue`, `Warn` or `Halt`; an [`AgentGuard`] also answers `Block`.
+/// The order is meaningful: `Continue < Warn < Block < EndReasoning < Halt`. A
+/// [`StreamGuard`] answers `Continue`, `Warn` or `Halt`, and `EndReasoning` when it was given a
+/// reasoning end marker; an [`AgentGuard`] also answers `Block`.
+///
+/// The discriminants follow the order, so that comparing two actions is comparing two bytes
+/// on the per-token path. They are not the C values: `lg_action` only appends
+/// (`LG_ACTION_END_REASONING` is 4, `LG_ACTION_HALT` 3), and the C ABI maps one to the other.
 ///
 /// [`StreamGuard`]: crate::StreamGuard
 /// [`AgentGuard`]: crate::AgentGuard
@@ -20,7 +25,7 @@
     serde::Serialize,
     serde::Deserialize,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 #[repr(u8)]
 pub enum Action {
     /// Nothing looks wrong.
@@ -31,20 +36,28 @@ pub enum Action {
     /// Do not run this tool call: the loop is established (agent guard only). The session may
     /// go on with a different call.
     Block = 2,
+    /// The stream loops inside its reasoning (between the configured markers, such as
+    /// `<think>` and `</think>`): end the reasoning, not the sequence. The host forces the end
+    /// marker (`StreamSettings::reasoning_end`) as the next tokens; the guard forgets the
+    /// reasoning's loops when it reads the marker and watches the answer as usual. Until then
+    /// every push answers `EndReasoning` again.
+    EndReasoning = 3,
     /// The repetition persists: stop generating. A halt is sticky until [`reset`].
     ///
     /// [`reset`]: crate::StreamGuard::reset
-    Halt = 3,
+    Halt = 4,
 }
 
 impl Action {
-    /// The lower-case name used in logs and JSON (`"continue"`, `"warn"`, `"block"`, `"halt"`).
+    /// The name used in logs and JSON (`"continue"`, `"warn"`, `"block"`, `"halt"`,
+    /// `"end_reasoning"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Action::Continue => "continue",
             Action::Warn => "warn",
             Action::Block => "block",
             Action::Halt => "halt",
+            Action::EndReasoning => "end_reasoning",
         }
     }
 }

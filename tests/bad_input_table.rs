@@ -206,9 +206,11 @@ fn rows() -> Vec<Row> {
                     lg_stream_rollback(s, 3, null_mut())
                 },
             ),
-            on_stream("`lg_stream_rollback(s, 1, &a)` without a checkpoint", "n", |s| {
-                lg_stream_rollback(s, 1, null_mut())
-            }),
+            on_stream(
+                "`lg_stream_rollback(s, 1, &a)` without a checkpoint",
+                "n",
+                |s| lg_stream_rollback(s, 1, null_mut()),
+            ),
             on_stream("a push from the stream's own callback", "callback", |s| {
                 lg_stream_set_callbacks(s, None, Some(push_again), s as *mut c_void);
                 for i in 0..200u32 {

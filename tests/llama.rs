@@ -158,6 +158,64 @@ fn the_sampler_halts_a_looping_generation_and_leaves_a_normal_one_alone() {
     assert!(!guarded.contains("Halted"));
 }
 
+/// A prompt whose thinking (opened with `<think>` after the template, as reasoning models'
+/// templates do) loops on a table definition.
+const THINKING: &str = "Write a SQL query that lists customers with more than five orders.";
+
+/// A reasoning model's loop in its thinking: with the end marker, the sampler forces
+/// `</think>` at the token where a plain guard halts, and the answer follows and ends by
+/// itself; a plain guard throws the answer away with the thinking, and no guard loops to the
+/// limit.
+#[test]
+fn a_loop_in_the_thinking_ends_the_thinking_and_the_answer_follows() {
+    let Some(l) = llama() else { return };
+    let exe = build(&l);
+    let (_, halted) = generate(&exe, &l.model, &["-p", THINKING, "--think"]);
+    assert_eq!(field(&halted, "stop"), "halt", "{halted}");
+    let n = field(&halted, "generated");
+
+    let (out, ended) = generate(
+        &exe,
+        &l.model,
+        &["-p", THINKING, "--think", "--end-reasoning"],
+    );
+    assert!(out.status.success());
+    assert_eq!(field(&ended, "reasoning_ends"), "1", "{ended}");
+    assert_eq!(
+        field(&ended, "think_tokens"),
+        n,
+        "forced where the halt was"
+    );
+    let text = generated(&ended);
+    let thinking = generated(&halted);
+    assert!(
+        text.starts_with(thinking),
+        "the same thinking up to the loop"
+    );
+    assert!(
+        text[thinking.len()..].starts_with("</think>"),
+        "the marker comes right after: {text}"
+    );
+    let total: u32 = field(&ended, "generated").parse().unwrap();
+    assert!(
+        total > n.parse::<u32>().unwrap() + 5,
+        "an answer followed: {text}"
+    );
+    assert_eq!(
+        field(&ended, "stop"),
+        "eog",
+        "the answer ended by itself: {ended}"
+    );
+    eprintln!(
+        "thinking looped: </think> forced after {n} tokens; the answer ended at {total} of \
+         {BUDGET}:\n{}",
+        &text[thinking.len()..]
+    );
+
+    let (_, plain) = generate(&exe, &l.model, &["-p", THINKING, "--think", "--no-guard"]);
+    assert_eq!(field(&plain, "stop"), "limit");
+}
+
 #[test]
 fn bad_input_gets_a_message_and_a_clean_exit() {
     let Some(l) = llama() else { return };

@@ -132,6 +132,14 @@ fn token_push() -> impl Strategy<Value = Push> {
     (0u32..12, prop::option::of(pieces)).prop_map(|(id, p)| Push::Token(id, p.map(<[u8]>::to_vec)))
 }
 
+fn reasoning_push() -> impl Strategy<Value = Push> {
+    prop_oneof![
+        6 => token_push(),
+        1 => prop::sample::select(vec![&b"<think>"[..], b"</", b"think>", b"<th", b"ink>"])
+            .prop_map(|p| Push::Token(3, Some(p.to_vec()))),
+    ]
+}
+
 fn text_push() -> impl Strategy<Value = Push> {
     prop_oneof![
         8 => prop::sample::select(vec!["the cat sat ", "on the mat.\n", "    fn f() {}\n", "ha", "!!!!"])
@@ -160,6 +168,17 @@ proptest! {
     #[test]
     fn rollbacks_answer_as_the_accepted_tokens(ops in ops(token_push().boxed())) {
         check(&StreamConfig::default(), &ops)?;
+    }
+
+    /// With reasoning markers, which pieces open and close, across drafts.
+    #[test]
+    fn rollbacks_answer_as_the_accepted_reasoning(ops in ops(reasoning_push().boxed())) {
+        let settings = loopguard::StreamSettings {
+            reasoning_start: "<think>".into(),
+            reasoning_end: "</think>".into(),
+            ..Default::default()
+        };
+        check(&StreamConfig::new(&settings).unwrap(), &ops)?;
     }
 
     /// Text streams in chunks, `finish_text` included.

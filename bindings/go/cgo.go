@@ -96,6 +96,14 @@ func stringPtr(s string) *C.uint8_t {
 
 // cStrs copies strings into C memory as an lg_str array, for configs the library copies on
 // creation. free releases it all.
+// cStr copies s into C memory as an lg_str (NULL and 0 when empty); free its ptr.
+func cStr(s string) C.struct_lg_str {
+	if s == "" {
+		return C.struct_lg_str{}
+	}
+	return C.struct_lg_str{ptr: (*C.char)(C.CBytes([]byte(s))), len: C.size_t(len(s))}
+}
+
 func cStrs(items []string) (arr *C.struct_lg_str, n C.size_t, free func()) {
 	if len(items) == 0 {
 		return nil, 0, func() {}

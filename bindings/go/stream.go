@@ -6,6 +6,7 @@ package loopguard
 import "C"
 
 import (
+	"fmt"
 	"runtime"
 	"unsafe"
 )
@@ -48,6 +49,11 @@ type StreamConfig struct {
 	Breakers []string
 	// Exempt are texts that excuse a loop whose repeated block contains one (at most 64).
 	Exempt []string
+	// ReasoningStart and ReasoningEnd are the markers of a reasoning section ("<think>",
+	// "</think>"; at most 64 bytes each). With ReasoningEnd set, a loop inside the reasoning
+	// answers EndReasoning instead of Halt; an empty ReasoningStart means the stream begins
+	// inside a section.
+	ReasoningStart, ReasoningEnd string
 }
 
 func streamConfigFromC(c *C.struct_lg_stream_config) StreamConfig {
@@ -98,9 +104,13 @@ func (s *StreamConfig) toC() (*C.struct_lg_stream_config, func()) {
 	exempt, ne, freeExempt := cStrs(s.Exempt)
 	c.breakers, c.breakers_len = breakers, nb
 	c.exempt, c.exempt_len = exempt, ne
+	c.reasoning_start = cStr(s.ReasoningStart)
+	c.reasoning_end = cStr(s.ReasoningEnd)
 	return c, func() {
 		freeBreakers()
 		freeExempt()
+		C.free(unsafe.Pointer(c.reasoning_start.ptr))
+		C.free(unsafe.Pointer(c.reasoning_end.ptr))
 		C.free(unsafe.Pointer(c))
 	}
 }
@@ -248,6 +258,43 @@ func (g *StreamGuard) Reset() error {
 	st := C.lg_stream_reset(g.ptr)
 	runtime.KeepAlive(g)
 	return g.check("Reset", st)
+}
+
+// Checkpoint saves the guard's state for speculative decoding: pushes from now on can be
+// taken back with Rollback until Commit. The first checkpoint allocates a copy (about 21 KiB).
+func (g *StreamGuard) Checkpoint() error {
+	if g.ptr == nil {
+		return closed("Checkpoint")
+	}
+	st := C.lg_stream_checkpoint(g.ptr)
+	runtime.KeepAlive(g)
+	return g.check("Checkpoint", st)
+}
+
+// Rollback takes back the last n pushes since the checkpoint (the rejected drafts): the guard
+// then answers as one fed only the pushes before them. Returns the action then.
+func (g *StreamGuard) Rollback(n int) (Action, error) {
+	if g.ptr == nil {
+		return Continue, closed("Rollback")
+	}
+	if n < 0 {
+		return Continue, &Error{Op: "Rollback", Status: StatusInvalidArgument,
+			Message: fmt.Sprintf("n = %d: a count of pushes", n)}
+	}
+	var a C.lg_action
+	st := C.lg_stream_rollback(g.ptr, C.size_t(n), &a)
+	runtime.KeepAlive(g)
+	return Action(a), g.check("Rollback", st)
+}
+
+// Commit ends the checkpoint and keeps every push since.
+func (g *StreamGuard) Commit() error {
+	if g.ptr == nil {
+		return closed("Commit")
+	}
+	st := C.lg_stream_commit(g.ptr)
+	runtime.KeepAlive(g)
+	return g.check("Commit", st)
 }
 
 // Clone copies the guard's whole state into a new guard (callbacks are not copied).

@@ -188,6 +188,61 @@ func TestBreakersAndExemptReachTheGuard(t *testing.T) {
 	}
 }
 
+func TestReasoningLoopsEndTheReasoning(t *testing.T) {
+	c := DefaultStreamConfig()
+	c.ReasoningEnd = "</think>"
+	g, err := NewStreamGuard(&c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	var a Action
+	for i := 0; i < 40*len(loop) && a != EndReasoning; i++ {
+		if a, err = g.PushToken(loop[i%len(loop)], []byte(fmt.Sprintf(" w%d", loop[i%len(loop)]))); err != nil {
+			t.Fatal(err)
+		}
+		if a == Halt {
+			t.Fatalf("halted inside the reasoning at %d", i)
+		}
+	}
+	if a != EndReasoning || a.String() != "end_reasoning" {
+		t.Fatalf("the loop ended with %v", a)
+	}
+	if a, _ = g.PushToken(1, []byte("</think>")); a != Continue {
+		t.Fatalf("after the marker: %v", a)
+	}
+}
+
+func TestSpeculativeRollback(t *testing.T) {
+	g, err := NewStreamGuard(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Rollback(1); err == nil || !strings.Contains(err.Error(), "n: no checkpoint") {
+		t.Fatalf("rollback without a checkpoint: %v", err)
+	}
+	if err := g.Checkpoint(); err != nil {
+		t.Fatal(err)
+	}
+	if at := pushLoop(t, g, 40); at < 0 {
+		t.Fatal("the drafts never halted")
+	}
+	st, _ := g.Stats()
+	if a, err := g.Rollback(int(st.Symbols)); err != nil || a != Continue {
+		t.Fatalf("rollback of every draft: %v %v", a, err)
+	}
+	if st, _ = g.Stats(); st.Symbols != 0 {
+		t.Fatalf("%d symbols after the rollback", st.Symbols)
+	}
+	if _, err := g.Rollback(-1); err == nil {
+		t.Fatal("a negative rollback was accepted")
+	}
+	if err := g.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestClosedHandles(t *testing.T) {
 	g, err := NewStreamGuard(nil)
 	if err != nil {

@@ -18,6 +18,9 @@ const (
 	Block Action = C.LG_ACTION_BLOCK
 	// Halt: the repetition persists; stop generating. Sticky until reset.
 	Halt Action = C.LG_ACTION_HALT
+	// EndReasoning: a loop inside the reasoning (a guard configured with a reasoning end
+	// marker): force the marker instead of stopping. Ordered before Halt, numbered after it.
+	EndReasoning Action = C.LG_ACTION_END_REASONING
 )
 
 func (a Action) String() string {
@@ -30,6 +33,8 @@ func (a Action) String() string {
 		return "block"
 	case Halt:
 		return "halt"
+	case EndReasoning:
+		return "end_reasoning"
 	}
 	return fmt.Sprintf("action(%d)", uint8(a))
 }

@@ -1,7 +1,12 @@
 /* Generates text with llama.cpp, greedily, and stops when loopguard says the output loops.
  *
  *   generate -m MODEL.gguf [-p PROMPT] [-n MAX_TOKENS] [--preset strict|balanced|lenient]
- *            [--halt-copies N] [--no-guard] [--quiet]
+ *            [--halt-copies N] [--think] [--end-reasoning] [--no-guard] [--quiet]
+ *
+ * --think opens a reasoning section after the chat template ("<think>\n", as the templates of
+ * reasoning models do). --end-reasoning gives the guard "</think>" as the reasoning end
+ * marker: a loop in the thinking then makes the sampler force "</think>" instead of ending
+ * the generation, and the answer follows under the guard's usual ladder.
  *
  * Prints the tokens as they come. When the guard halts, its sampler forces end of generation;
  * the program then prints why (the kind of loop, its period and copies, the repeated text),
@@ -9,6 +14,9 @@
  * The last line is machine-readable:
  *
  *   loopguard: generated=N budget=M stop=halt|eog|limit saved=K guard_ns_per_token=X share=Y
+ *              reasoning_ends=R think_tokens=T
+ *
+ * (R: reasoning sections the guard ended; T: tokens generated before the first forced end.)
  *
  * Exit status: 0 when generation ended (by end of generation, the budget or a halt), 2 when
  * the model could not be loaded or a guard or decode call failed. */
@@ -36,7 +44,7 @@ static void quiet_log(enum ggml_log_level level, const char *text, void *user) {
 static int usage(const char *argv0) {
     fprintf(stderr,
             "usage: %s -m MODEL.gguf [-p PROMPT] [-n MAX_TOKENS] [--preset NAME] "
-            "[--halt-copies N] [--no-guard] [--quiet]\n",
+            "[--halt-copies N] [--think] [--end-reasoning] [--no-guard] [--quiet]\n",
             argv0);
     return 2;
 }
@@ -45,7 +53,7 @@ int main(int argc, char **argv) {
     const char *model_path = NULL;
     const char *prompt = "Write a short essay about the ocean.";
     int n_predict = 512;
-    int guard_on = 1, quiet = 0;
+    int guard_on = 1, quiet = 0, think = 0, end_reasoning = 0;
     int preset = LG_PRESET_BALANCED;
     long halt_copies = -1; /* the preset's */
     for (int i = 1; i < argc; i++) {
@@ -64,6 +72,10 @@ int main(int argc, char **argv) {
             else return usage(argv[0]);
         } else if (!strcmp(argv[i], "--halt-copies") && i + 1 < argc) {
             halt_copies = strtol(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--think")) {
+            think = 1;
+        } else if (!strcmp(argv[i], "--end-reasoning")) {
+            end_reasoning = 1;
         } else if (!strcmp(argv[i], "--no-guard")) {
             guard_on = 0;
         } else if (!strcmp(argv[i], "--quiet")) {
@@ -107,6 +119,14 @@ int main(int argc, char **argv) {
     } else {
         formatted = strdup(prompt);
     }
+    if (think) {
+        size_t n = strlen(formatted);
+        char *opened = (char *)malloc(n + sizeof "<think>\n");
+        memcpy(opened, formatted, n);
+        memcpy(opened + n, "<think>\n", sizeof "<think>\n");
+        free(formatted);
+        formatted = opened;
+    }
     int n_prompt = -llama_tokenize(vocab, formatted, (int32_t)strlen(formatted), NULL, 0, true,
                                    true);
     llama_token *prompt_tokens = (llama_token *)malloc((size_t)n_prompt * sizeof(llama_token));
@@ -133,6 +153,10 @@ int main(int argc, char **argv) {
         lg_stream_config config;
         lg_stream_config_preset(&config, preset);
         if (halt_copies >= 0) config.halt_copies = (uint32_t)halt_copies;
+        if (end_reasoning) {
+            lg_str end = {"</think>", 8};
+            config.reasoning_end = end;
+        }
         guard = lg_llama_sampler_new(vocab, &config);
         if (!guard) {
             fprintf(stderr, "%s\n", lg_llama_sampler_last_error());
@@ -150,6 +174,7 @@ int main(int argc, char **argv) {
     int n_gen = 0;
     const char *stop = "limit";
     uint64_t decode_ns = 0, timed = 0;
+    int think_tokens = -1; /* tokens before the first forced end of reasoning */
     struct llama_batch batch = llama_batch_get_one(prompt_tokens, n_prompt);
     llama_token token;
     while (n_gen < n_predict) {
@@ -176,6 +201,9 @@ int main(int argc, char **argv) {
             fflush(stdout);
         }
         n_gen++;
+        if (think_tokens < 0 && guard && lg_llama_sampler_reasoning_ends(guard) > 0) {
+            think_tokens = n_gen;
+        }
         batch = llama_batch_get_one(&token, 1);
     }
     if (!quiet) putchar('\n');
@@ -208,10 +236,16 @@ int main(int argc, char **argv) {
                "%.4f%% of the time\n",
                per_token / 1e6, guard_ns, piece, 100 * share);
     }
+    uint64_t ends = guard ? lg_llama_sampler_reasoning_ends(guard) : 0;
+    if (ends > 0) {
+        printf("[loopguard] the thinking looped: \"</think>\" forced after %d tokens, and the "
+               "answer followed\n",
+               think_tokens);
+    }
     printf("loopguard: generated=%d budget=%d stop=%s saved=%d guard_ns_per_token=%.0f "
-           "share=%.6f\n",
+           "share=%.6f reasoning_ends=%llu think_tokens=%d\n",
            n_gen, n_predict, stop, strcmp(stop, "halt") ? 0 : n_predict - n_gen, guard_ns,
-           share);
+           share, (unsigned long long)ends, think_tokens);
 
     llama_sampler_free(chain);
     llama_free(ctx);

@@ -9,6 +9,8 @@
 
 /* Most pieces fit; a longer one is read into a buffer grown once. */
 #define PIECE_BYTES 256
+/* Tokens of a reasoning end marker (at most 64 bytes) the sampler can force. */
+#define MARKER_TOKENS 64
 
 struct lg_llama_ctx {
     lg_stream *stream;
@@ -22,6 +24,14 @@ struct lg_llama_ctx {
     char piece[PIECE_BYTES];
     char *big;           /* for pieces over PIECE_BYTES */
     size_t big_len;
+    /* The reasoning end marker (from the config) and, while it is being forced after
+     * LG_ACTION_END_REASONING, its tokens and the next one to force. */
+    char marker[65];
+    size_t marker_len;
+    llama_token force[MARKER_TOKENS];
+    int n_force;
+    int next_force; /* -1 when not forcing */
+    uint64_t ends;  /* reasoning sections ended */
 };
 
 static _Thread_local char last_error[256];
@@ -69,6 +79,24 @@ static void lg_accept(struct llama_sampler *smpl, llama_token token) {
         c->halted = 1;
     } else if (action == LG_ACTION_HALT) {
         c->halted = 1;
+    } else if (c->next_force >= 0) {
+        /* A marker token went in; once all have, the guard must have read the marker. */
+        if (++c->next_force == c->n_force) {
+            c->next_force = -1;
+            if (action == LG_ACTION_END_REASONING) c->halted = 1; /* it did not: stop */
+        }
+    } else if (action == LG_ACTION_END_REASONING) {
+        /* Force the marker, token by token, from the next sample on. A marker that does not
+         * tokenize into a few tokens cannot be forced: stop as a halt would. */
+        int n = llama_tokenize(c->vocab, c->marker, (int32_t)c->marker_len, c->force,
+                               MARKER_TOKENS, false, true);
+        if (n > 0) {
+            c->n_force = n;
+            c->next_force = 0;
+            c->ends++;
+        } else {
+            c->halted = 1;
+        }
     }
     c->piece_ns += mid - start;
     c->push_ns += now_ns() - mid;
@@ -76,8 +104,8 @@ static void lg_accept(struct llama_sampler *smpl, llama_token token) {
 
 static void lg_apply(struct llama_sampler *smpl, llama_token_data_array *cur_p) {
     struct lg_llama_ctx *c = (struct lg_llama_ctx *)smpl->ctx;
-    if (!c->halted || cur_p->size == 0) return;
-    cur_p->data[0].id = c->end;
+    if ((!c->halted && c->next_force < 0) || cur_p->size == 0) return;
+    cur_p->data[0].id = c->halted ? c->end : c->force[c->next_force];
     cur_p->data[0].logit = 0.0f;
     cur_p->data[0].p = 1.0f;
     cur_p->size = 1;
@@ -93,17 +121,24 @@ static void lg_reset(struct llama_sampler *smpl) {
     c->tokens = 0;
     c->piece_ns = 0;
     c->push_ns = 0;
+    c->next_force = -1;
+    c->ends = 0;
 }
 
-static struct llama_sampler *wrap(lg_stream *stream, const struct llama_vocab *vocab);
+static struct llama_sampler *wrap(lg_stream *stream, const struct llama_vocab *vocab,
+                                  const char *marker, size_t marker_len);
 
 static struct llama_sampler *lg_clone(const struct llama_sampler *smpl) {
     const struct lg_llama_ctx *c = (const struct lg_llama_ctx *)smpl->ctx;
     lg_stream *copy = NULL;
     if (lg_stream_clone(c->stream, &copy) != LG_OK) return NULL;
-    struct llama_sampler *s = wrap(copy, c->vocab);
+    struct llama_sampler *s = wrap(copy, c->vocab, c->marker, c->marker_len);
     if (!s) return NULL;
     struct lg_llama_ctx *d = (struct lg_llama_ctx *)s->ctx;
+    memcpy(d->force, c->force, sizeof d->force);
+    d->n_force = c->n_force;
+    d->next_force = c->next_force;
+    d->ends = c->ends;
     d->halted = c->halted;
     d->status = c->status;
     d->tokens = c->tokens;
@@ -128,8 +163,10 @@ static struct llama_sampler_i lg_iface = {
     .free = lg_free,
 };
 
-/* Takes ownership of `stream` (freed on failure). */
-static struct llama_sampler *wrap(lg_stream *stream, const struct llama_vocab *vocab) {
+/* Takes ownership of `stream` (freed on failure). `marker` is the reasoning end marker
+ * (at most 64 bytes, validated by lg_stream_new), or empty. */
+static struct llama_sampler *wrap(lg_stream *stream, const struct llama_vocab *vocab,
+                                  const char *marker, size_t marker_len) {
     struct lg_llama_ctx *c = (struct lg_llama_ctx *)calloc(1, sizeof *c);
     if (!c) {
         lg_stream_free(stream);
@@ -141,6 +178,11 @@ static struct llama_sampler *wrap(lg_stream *stream, const struct llama_vocab *v
     c->end = llama_vocab_eos(vocab);
     if (c->end == LLAMA_TOKEN_NULL) c->end = llama_vocab_eot(vocab);
     c->status = LG_OK;
+    if (marker_len > 0 && marker_len < sizeof c->marker) {
+        memcpy(c->marker, marker, marker_len);
+        c->marker_len = marker_len;
+    }
+    c->next_force = -1;
     return llama_sampler_init(&lg_iface, c);
 }
 
@@ -164,7 +206,7 @@ struct llama_sampler *lg_llama_sampler_new(const struct llama_vocab *vocab,
                  lg_status_str(status), why[0] ? ": " : "", why);
         return NULL;
     }
-    return wrap(stream, vocab);
+    return wrap(stream, vocab, config->reasoning_end.ptr, config->reasoning_end.len);
 }
 
 static const struct lg_llama_ctx *ours(const struct llama_sampler *smpl) {
@@ -192,6 +234,11 @@ void lg_llama_sampler_timing(const struct llama_sampler *smpl, uint64_t *out_tok
     if (out_tokens) *out_tokens = c ? c->tokens : 0;
     if (out_piece_ns) *out_piece_ns = c ? c->piece_ns : 0;
     if (out_push_ns) *out_push_ns = c ? c->push_ns : 0;
+}
+
+uint64_t lg_llama_sampler_reasoning_ends(const struct llama_sampler *smpl) {
+    const struct lg_llama_ctx *c = ours(smpl);
+    return c ? c->ends : 0;
 }
 
 const char *lg_llama_sampler_last_error(void) {

@@ -14,6 +14,11 @@
  * stops the sequence. `reset`, `clone` and `free` map onto the guard's. Add it anywhere in the
  * chain; after the final sampler it overrides that sampler's choice.
  *
+ * Reasoning models: with `config->reasoning_end` set (say "</think>"), a loop inside the
+ * reasoning answers LG_ACTION_END_REASONING, and `apply` then forces the marker's tokens one
+ * after the other instead of ending the generation; the guard reads them, forgets the
+ * thinking's loops and watches the answer (a loop there halts as usual).
+ *
  * Thread safety: as any llama.cpp sampler, one sequence's, not for concurrent use. */
 #ifndef LOOPGUARD_SAMPLER_H
 #define LOOPGUARD_SAMPLER_H
@@ -50,6 +55,9 @@ lg_status lg_llama_sampler_status(const struct llama_sampler *smpl);
  * out-pointer may be NULL; all are 0 for a sampler that is not loopguard's. */
 void lg_llama_sampler_timing(const struct llama_sampler *smpl, uint64_t *out_tokens,
                              uint64_t *out_piece_ns, uint64_t *out_push_ns);
+
+/* Reasoning sections the sampler ended by forcing the end marker (0 for another sampler). */
+uint64_t lg_llama_sampler_reasoning_ends(const struct llama_sampler *smpl);
 
 /* Why the last `lg_llama_sampler_new` on this thread returned NULL (never NULL itself). */
 const char *lg_llama_sampler_last_error(void);

@@ -56,7 +56,8 @@ pub struct Summary {
     records: u64,
     by_shape: BTreeMap<&'static str, u64>,
     /// Records whose strongest action was each of warn, block, halt.
-    by_action: [u64; 4],
+    /// Records by their strongest action, in `Action` order.
+    by_action: [u64; 5],
     /// (length, saved) per unit: tokens, words, events.
     units: BTreeMap<&'static str, (u64, u64)>,
     /// (halted, blocked, warned) per kind.
@@ -71,7 +72,7 @@ impl Summary {
         Summary {
             records: 0,
             by_shape: BTreeMap::new(),
-            by_action: [0; 4],
+            by_action: [0; 5],
             units: BTreeMap::new(),
             kinds: BTreeMap::new(),
             worst: Vec::new(),
@@ -139,7 +140,7 @@ impl Summary {
             elapsed.as_secs_f64()
         )?;
         let pct = |n: u64| 100.0 * n as f64 / self.records.max(1) as f64;
-        let [clean, warned, blocked, halted] = self.by_action;
+        let [clean, warned, blocked, ended, halted] = self.by_action;
         writeln!(
             out,
             "  halted {halted} ({:.0}%), blocked {blocked} ({:.0}%), warned only {warned} ({:.0}%), clean {clean}",
@@ -147,6 +148,14 @@ impl Summary {
             pct(blocked),
             pct(warned)
         )?;
+        if ended > 0 {
+            // Only with a reasoning end marker configured.
+            writeln!(
+                out,
+                "  reasoning ended (not halted) {ended} ({:.0}%)",
+                pct(ended)
+            )?;
+        }
         for (unit, (length, saved)) in &self.units {
             writeln!(
                 out,

@@ -37,6 +37,7 @@
 
 mod args;
 mod chant;
+mod memory;
 mod recovery;
 mod settings;
 mod shell;
@@ -53,6 +54,8 @@ pub use settings::{
 
 use self::args::{digest, Sketch};
 use self::chant::Chant;
+use self::memory::LoopMemory;
+pub use self::memory::{MemoryError, MAX_MEMORY, MAX_MEMORY_BYTES};
 use self::shell::ShellEffect;
 use self::text::{failure_fingerprint, reported_failure, result_fingerprint, ArgWords, WordSet};
 use crate::{Action, StreamGuard};
@@ -127,6 +130,31 @@ impl AgentLoopKind {
             AgentLoopKind::RejectedReplies => "rejected_replies",
             AgentLoopKind::FailureStreak => "failure_streak",
         }
+    }
+
+    /// The kind with this value (the C enum's), or `None`.
+    pub fn from_u8(v: u8) -> Option<AgentLoopKind> {
+        use AgentLoopKind::*;
+        const ALL: [AgentLoopKind; 17] = [
+            None,
+            IdenticalCall,
+            Cycle,
+            NoProgress,
+            SameError,
+            WhackAMole,
+            NearDuplicate,
+            SameResult,
+            SemanticRepeat,
+            IdenticalMessages,
+            Monologue,
+            Oscillation,
+            TextDegeneration,
+            ContentChanting,
+            RunawayText,
+            RejectedReplies,
+            FailureStreak,
+        ];
+        ALL.get(v as usize).copied()
     }
 }
 
@@ -221,6 +249,9 @@ pub struct AgentVerdict {
     pub evidence: Vec<u64>,
     /// The distinct calls already tried in this loop, oldest first.
     pub tried: Vec<String>,
+    /// The loop memory held this loop from an earlier session: it was reported one repeat
+    /// earlier than the thresholds say (see [`AgentGuard::import_memory`]).
+    pub remembered: bool,
 }
 
 /// Counters of one session.
@@ -295,6 +326,8 @@ struct CallRec {
     wrote: bool,
     /// The guard's `version` when the call was made: the state of the files it saw.
     version: u64,
+    /// The call's key without the version: what the loop memory remembers it by.
+    memo: u64,
     /// Its arguments are a shell command line.
     shell: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
@@ -387,6 +420,10 @@ pub struct AgentGuard {
     verdict: AgentVerdict,
     stats: AgentStats,
     scratch: Vec<u8>,
+    /// Loops reported in this session or imported from earlier ones (see [`memory`]).
+    memory: LoopMemory,
+    /// The key of the last loop recorded, to record a loop once, not at every repeat.
+    last_memo: Option<u64>,
 }
 
 impl std::fmt::Debug for AgentGuard {
@@ -435,6 +472,8 @@ impl AgentGuard {
             verdict: AgentVerdict::default(),
             stats: AgentStats::default(),
             scratch: Vec::new(),
+            memory: LoopMemory::default(),
+            last_memo: None,
         }
     }
 
@@ -483,6 +522,9 @@ impl AgentGuard {
         self.strikes = 0;
         self.blocks = 0;
         self.verdict = AgentVerdict::default();
+        // The loop memory stays: it is what a session leaves to the next.
+        self.memory.carry_over();
+        self.last_memo = None;
     }
 
     /// Bytes held by this guard now (bounded by the window, whatever the session length).
@@ -499,6 +541,30 @@ impl AgentGuard {
                 .as_ref()
                 .map_or(0, StreamGuard::memory_usage)
             + self.chant.memory_usage()
+            + self.memory.len() * std::mem::size_of::<(u8, u64, u32)>()
+    }
+
+    /// The loops this guard reported (and those it was given), as at most
+    /// [`MAX_MEMORY_BYTES`] bytes to hand to the guard of a later session
+    /// ([`import_memory`](Self::import_memory)). Fingerprints only: kinds, 64-bit hashes of
+    /// the calls and counts, never text. The format is stable and versioned (`agent::memory`).
+    pub fn export_memory(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.memory.export(&mut out);
+        out
+    }
+
+    /// Merges a memory exported by [`export_memory`](Self::export_memory) (of this session or
+    /// another): a call that looped before warns one repeat earlier. Returns the loops it held;
+    /// a malformed memory is refused whole, with what is wrong named. At most [`MAX_MEMORY`]
+    /// loops are kept (the least reported are forgotten first). A reset keeps the memory.
+    pub fn import_memory(&mut self, bytes: &[u8]) -> Result<usize, MemoryError> {
+        self.memory.import(bytes)
+    }
+
+    /// Loops held in the memory.
+    pub fn memory_len(&self) -> usize {
+        self.memory.len()
     }
 
     /// Sets the caller's clock (milliseconds, monotonic) for time-based rules.
@@ -569,6 +635,7 @@ impl AgentGuard {
                 None => (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool)),
             };
         let mut key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
+        let memo = key;
         if !progress && self.version > 0 {
             key = xxh3_64_with_seed(&self.version.to_le_bytes(), key);
         }
@@ -615,6 +682,7 @@ impl AgentGuard {
             progress,
             wrote: false,
             version: self.version,
+            memo,
             shell: shell_tool,
             args_head: ArgsHead::of(args),
             repeats: policy.and_then(|p| p.repeats),
@@ -969,13 +1037,23 @@ impl AgentGuard {
 
     // ---- detectors on calls ----
 
+    /// 1 when the loop memory holds an identical-call loop on call `i`, which then counts one
+    /// repeat more: a loop the agent fell into before warns one repeat earlier. A scan of the
+    /// memory: asked only when one repeat more would fire.
+    fn recalled(&self, i: usize) -> u32 {
+        self.memory
+            .recalls(AgentLoopKind::IdenticalCall, self.calls[i].memo) as u32
+    }
+
     fn identical(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let t = self.calls[me].repeats.unwrap_or(s.identical);
         if t.is_off() {
             return;
         }
         let count = self.runs[1] + 1;
-        if t.action(count) == Action::Continue {
+        if t.action(count + 1) == Action::Continue
+            || t.action(count + self.recalled(me)) == Action::Continue
+        {
             return;
         }
         // The run may be longer than the window: the evidence is what the window holds.
@@ -992,7 +1070,7 @@ impl AgentGuard {
         let key = self.calls[me].key;
         let lo = (me + 1).saturating_sub(s.interleaved_window as usize);
         let seen = (lo..me).filter(|&i| self.calls[i].key == key).count() + 1;
-        if (seen as u32) < t.first() {
+        if (seen as u32) + 1 < t.first() || (seen as u32) + self.recalled(me) < t.first() {
             return;
         }
         let mut calls = vec![me];
@@ -1067,11 +1145,16 @@ impl AgentGuard {
         calls: Vec<usize>,
         found: &mut Vec<Finding>,
     ) {
-        let mut a = t.action(count);
+        let me = *calls.last().expect("the current call");
+        let recalled = if kind == AgentLoopKind::IdenticalCall {
+            self.recalled(me)
+        } else {
+            0
+        };
+        let mut a = t.action(count + recalled);
         if a == Action::Continue {
             return;
         }
-        let me = *calls.last().expect("the current call");
         // Calls `period` apart are the same call: compare their results position by position.
         let (known, distinct) = (0..period)
             .map(|p| {
@@ -1580,7 +1663,20 @@ impl AgentGuard {
             subject,
             evidence,
             tried,
+            remembered: best.kind == AgentLoopKind::IdenticalCall
+                && best.calls.last().is_some_and(|&i| self.recalled(i) > 0),
         };
+        // A repeated call is remembered once per loop, for later sessions.
+        if best.kind == AgentLoopKind::IdenticalCall {
+            if let Some(&i) = best.calls.last() {
+                let key = self.calls[i].memo;
+                if self.last_memo != Some(key) {
+                    self.memory
+                        .record(AgentLoopKind::IdenticalCall, key, 1, false);
+                    self.last_memo = Some(key);
+                }
+            }
+        }
         let st = &mut self.stats;
         st.detections += 1;
         st.by_kind[best.kind as usize] += 1;
@@ -1588,7 +1684,8 @@ impl AgentGuard {
         match action {
             Action::Warn => st.warnings += 1,
             Action::Block => st.blocks += 1,
-            Action::Halt => st.halts += 1,
+            // The agent guard never ends a reasoning section: a halt is the nearest thing.
+            Action::Halt | Action::EndReasoning => st.halts += 1,
             Action::Continue => {}
         }
         &self.verdict

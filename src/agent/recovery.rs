@@ -125,6 +125,9 @@ fn summary(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
     if !why.is_empty() && v.reason != Reason::Text {
         write!(out, " {why}")?;
     }
+    if v.remembered {
+        out.write_str(", a loop remembered from an earlier session")?;
+    }
     let next = match v.action {
         Action::Halt => "the session was halted",
         Action::Block => "the call was not run",

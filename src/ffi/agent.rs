@@ -372,9 +372,9 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
         monologue: thresholds_to_c(s.monologue),
         oscillation: thresholds_to_c(s.oscillation),
         message_text_span: s.message_text.as_ref().map_or(0, |m| m.halt_span.max(1)),
-        message_text_action: s.message_text_action as u8,
-        args_only_cap: s.args_only_cap as u8,
-        runaway_action: s.runaway_action as u8,
+        message_text_action: action_to_c(s.message_text_action) as u8,
+        args_only_cap: action_to_c(s.args_only_cap) as u8,
+        runaway_action: action_to_c(s.runaway_action) as u8,
         chant: s.chant.is_some() as u8,
         chant_chunk: chant.chunk,
         chant_threshold: chant.threshold,
@@ -945,6 +945,65 @@ pub unsafe extern "C" fn lg_agent_evidence(
             let n = ev.len().min(out.len());
             out[..n].copy_from_slice(&ev[..n]);
             *out_len = ev.len();
+            Ok(())
+        })
+    })
+}
+
+/// Exports the loops this guard reported (and those it imported) into `buf`, for the guard of
+/// a later session (`lg_agent_memory_import`): fingerprints only (kinds, 64-bit hashes of the
+/// calls, counts), never text; at most `LG_MAX_MEMORY_BYTES` bytes in a stable, versioned
+/// format. Writes the length into `*out_len`. `LG_ERR_INVALID_ARGUMENT` naming `buf_len` when
+/// the memory does not fit (nothing written: a buffer of `LG_MAX_MEMORY_BYTES` always fits).
+#[no_mangle]
+pub unsafe extern "C" fn lg_agent_memory_export(
+    agent: *const lg_agent,
+    buf: *mut u8,
+    buf_len: usize,
+    out_len: *mut usize,
+) -> lg_status {
+    boundary(|| {
+        lg_agent::call(agent, |g| {
+            let out_len = out_arg(out_len, "out_len")?;
+            let buf = arg_mut(buf, buf_len, "buf", "buf_len")?;
+            let memory = g.export_memory();
+            if memory.len() > buf.len() {
+                return Err(Fail::new(
+                    LG_ERR_INVALID_ARGUMENT,
+                    format!(
+                        "buf_len = {buf_len}: the memory takes {} bytes (LG_MAX_MEMORY_BYTES at most)",
+                        memory.len()
+                    ),
+                ));
+            }
+            buf[..memory.len()].copy_from_slice(&memory);
+            *out_len = memory.len();
+            Ok(())
+        })
+    })
+}
+
+/// Merges a memory exported by `lg_agent_memory_export` (of any session): a call that looped
+/// before then warns one repeat earlier. Writes the loops it held into `*out_loops` when not
+/// NULL. A malformed memory is refused whole (`LG_ERR_INVALID_ARGUMENT`, the message naming
+/// `data` and what is wrong: length, magic, version, checksum, an entry). A reset keeps the
+/// memory; at most `LG_MAX_MEMORY` loops are held.
+#[no_mangle]
+pub unsafe extern "C" fn lg_agent_memory_import(
+    agent: *mut lg_agent,
+    data: *const u8,
+    len: usize,
+    out_loops: *mut usize,
+) -> lg_status {
+    boundary(|| {
+        lg_agent::call(agent, |g| {
+            let data = arg(data, len, "data", "len")?;
+            let n = g
+                .import_memory(data)
+                .map_err(|e| Fail::new(LG_ERR_INVALID_ARGUMENT, format!("data: {e}")))?;
+            if !out_loops.is_null() {
+                *out_loops = n;
+            }
             Ok(())
         })
     })

@@ -50,6 +50,10 @@ pub const LG_UNKNOWN: u64 = u64::MAX;
 pub const LG_MAX_DRAFTS: usize = 64;
 /// Bytes of pieces and text after a checkpoint that a rollback can keep.
 pub const LG_DRAFT_BYTES: usize = 4096;
+/// Loops an agent guard's loop memory holds (see `lg_agent_memory_import`).
+pub const LG_MAX_MEMORY: usize = 256;
+/// Bytes of an exported loop memory at most: a buffer this large always fits one.
+pub const LG_MAX_MEMORY_BYTES: usize = 3344;
 
 /// What a call returned. Values are only ever appended.
 #[repr(C)]
@@ -89,6 +93,10 @@ pub enum lg_action {
     LG_ACTION_BLOCK = 2,
     /// The repetition persists: stop generating. Sticky until reset.
     LG_ACTION_HALT = 3,
+    /// The stream loops inside its reasoning: force the configured end marker
+    /// (`reasoning_end`) instead of stopping; the guard then watches the answer. Only a guard
+    /// configured with a marker answers it; sticky until the marker is pushed.
+    LG_ACTION_END_REASONING = 4,
 }
 
 /// Which detector produced the evidence.
@@ -431,6 +439,9 @@ impl Fail {
 fn rollback_fail(e: crate::RollbackError) -> Fail {
     const _: () =
         assert!(LG_MAX_DRAFTS == crate::MAX_DRAFTS && LG_DRAFT_BYTES == crate::DRAFT_BYTES);
+    const _: () = assert!(
+        LG_MAX_MEMORY == crate::MAX_MEMORY && LG_MAX_MEMORY_BYTES == crate::MAX_MEMORY_BYTES
+    );
     Fail::new(LG_ERR_INVALID_ARGUMENT, e.to_string())
 }
 
@@ -578,6 +589,7 @@ fn action_to_c(a: Action) -> lg_action {
         Action::Warn => lg_action::LG_ACTION_WARN,
         Action::Block => lg_action::LG_ACTION_BLOCK,
         Action::Halt => lg_action::LG_ACTION_HALT,
+        Action::EndReasoning => lg_action::LG_ACTION_END_REASONING,
     }
 }
 
@@ -718,6 +730,13 @@ pub struct lg_stream_config {
     pub template_warn: u32,
     /// Copies of one template the host allows; the next halts. `0` (off) or `2..=1000`.
     pub template_budget: u32,
+    /// The text that opens a reasoning section (`"<think>"`); empty: the stream begins inside
+    /// one when `reasoning_end` is set. At most 64 bytes of UTF-8. (Appended in 0.1.)
+    pub reasoning_start: lg_str,
+    /// The text that ends a reasoning section (`"</think>"`); empty = off. When set, a loop
+    /// inside the reasoning of a stream with text answers `LG_ACTION_END_REASONING` instead of
+    /// a halt: force this text as the next tokens. At most 64 bytes of UTF-8.
+    pub reasoning_end: lg_str,
 }
 
 // The pattern pointers are only read during the call that receives the struct.
@@ -764,6 +783,14 @@ fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
         exempt_len: 0,
         template_warn: s.template_warn,
         template_budget: s.template_budget,
+        reasoning_start: lg_str {
+            ptr: std::ptr::null(),
+            len: 0,
+        },
+        reasoning_end: lg_str {
+            ptr: std::ptr::null(),
+            len: 0,
+        },
     }
 }
 
@@ -816,6 +843,9 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
         } else {
             Vec::new()
         },
+        // The defaults hold NULL and 0 for a struct too short to have them.
+        reasoning_start: text(c.reasoning_start, "reasoning_start")?,
+        reasoning_end: text(c.reasoning_end, "reasoning_end")?,
     })
 }
 
@@ -842,6 +872,27 @@ unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<Str
                 .map_err(|_| invalid(format!("{field}[{i}] is not UTF-8")))
         })
         .collect()
+}
+
+/// One string from C (`LG_ERR_CONFIG` naming `field` when it is NULL with a length, too long
+/// or not UTF-8).
+///
+/// # Safety
+/// `s.ptr` is NULL with `s.len` 0, or valid for `s.len` bytes.
+unsafe fn text(s: lg_str, field: &str) -> Result<String, Fail> {
+    let invalid = |msg: String| Fail::new(LG_ERR_CONFIG, msg);
+    if s.len > crate::config::MAX_MARKER {
+        let most = crate::config::MAX_MARKER;
+        return Err(invalid(format!(
+            "{field}.len = {}: at most {most} bytes",
+            s.len
+        )));
+    }
+    let bytes = slice(s.ptr as *const u8, s.len).map_err(|e| match e {
+        LG_ERR_NULL => invalid(format!("{field}.ptr is NULL with len = {}", s.len)),
+        _ => invalid(format!("{field}.len = {}: over PTRDIFF_MAX", s.len)),
+    })?;
+    String::from_utf8(bytes.to_vec()).map_err(|_| invalid(format!("{field} is not UTF-8")))
 }
 
 /// The `struct_size` a caller's versioned config `ty` starts with: at least the field itself

@@ -246,7 +246,7 @@ impl StreamGuard {
         self.text.copy_from(&src.text);
         copy_fields!(self, src, [
             verdict, mode, has_text, plain, url, warn_streak, line_sym, stats, limits, config,
-            evidence, evidence_len, evidence_key, exempted,
+            evidence, evidence_len, evidence_key, exempted, reasoning,
         ], skip [engine, text, drafts]);
     }
 }

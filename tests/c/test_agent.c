@@ -305,6 +305,46 @@ static void test_callbacks_and_nulls(void) {
     lg_agent_free(NULL);
 }
 
+/* Repeats a call with the same result until the guard warns; returns the repeat. */
+static int repeats_to_warn(lg_agent *a, const char *args) {
+    for (int n = 1; n <= 20; n++) {
+        if (call(a, "search", args) != LG_ACTION_CONTINUE) return n;
+        result(a, "no results", NULL);
+    }
+    return -1;
+}
+
+/* Loop memory: exported from one session, imported into the next, which warns one repeat
+ * earlier on the same loop; a damaged memory is refused whole, naming `data`. */
+static void test_loop_memory(void) {
+    lg_agent_config c;
+    OK(lg_agent_config_init(&c));
+    lg_agent *first = NULL, *second = NULL;
+    OK(lg_agent_new(&c, &first));
+    OK(lg_agent_new(&c, &second));
+    int n = repeats_to_warn(first, "{\"query\": \"config loader\"}");
+    CHECK(n > 1);
+    uint8_t memory[LG_MAX_MEMORY_BYTES];
+    size_t len = 0;
+    CHECK(lg_agent_memory_export(first, memory, 10, &len) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lg_agent_last_error(first), "buf_len = 10") != NULL && len == 0);
+    OK(lg_agent_memory_export(first, memory, sizeof memory, &len));
+    CHECK(len > 16 && len < 64);
+    memory[len - 1] ^= 1;
+    size_t loops = 99;
+    CHECK(lg_agent_memory_import(second, memory, len, &loops) == LG_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(lg_agent_last_error(second), "data: memory: checksum mismatch") != NULL);
+    CHECK(loops == 99);
+    memory[len - 1] ^= 1;
+    OK(lg_agent_memory_import(second, memory, len, &loops));
+    CHECK(loops == 1);
+    CHECK(repeats_to_warn(second, "{\"query\": \"config loader\"}") == n - 1);
+    CHECK(lg_agent_memory_import(second, NULL, 5, NULL) == LG_ERR_NULL);
+    CHECK(lg_agent_memory_export(NULL, memory, sizeof memory, &len) == LG_ERR_NULL);
+    lg_agent_free(first);
+    lg_agent_free(second);
+}
+
 int main(void) {
     test_config();
     test_loop_blocks_then_halts();
@@ -313,6 +353,7 @@ int main(void) {
     test_errors_messages_state();
     test_tool_policies();
     test_callbacks_and_nulls();
+    test_loop_memory();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

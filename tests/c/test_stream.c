@@ -370,6 +370,47 @@ static void test_speculative(void) {
     lg_pool_free(p);
 }
 
+/* A loop inside the reasoning answers LG_ACTION_END_REASONING where a plain guard halts; the
+ * forced marker closes the section. */
+static void test_reasoning(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_str end = {"</think>", 8};
+    c.reasoning_end = end;
+    char msg[128];
+    OK(lg_stream_config_validate(&c, msg, sizeof msg));
+    lg_stream *s = NULL, *plain = NULL;
+    OK(lg_stream_new(&c, &s));
+    lg_stream_config d;
+    OK(lg_stream_config_init(&d));
+    OK(lg_stream_new(&d, &plain));
+    int halt = push_until_halt(plain, 200);
+    CHECK(halt > 0);
+    lg_action a = LG_ACTION_CONTINUE;
+    int i = 0;
+    for (; i < 200 && a != LG_ACTION_END_REASONING; i++) {
+        const char *piece = SENTENCE[i % SENTENCE_LEN];
+        OK(lg_stream_push_token(s, 1000u + (uint32_t)(i % SENTENCE_LEN), (const uint8_t *)piece,
+                                strlen(piece), &a));
+        CHECK(a != LG_ACTION_HALT);
+    }
+    CHECK(a == LG_ACTION_END_REASONING && i - 1 == halt);
+    OK(lg_stream_push_token(s, 5, (const uint8_t *)"</think>", 8, &a));
+    CHECK(a == LG_ACTION_CONTINUE);
+    lg_stream_free(s);
+    lg_stream_free(plain);
+    /* A start marker without an end one, and a marker too long, are named. */
+    lg_str start = {"<think>", 7};
+    OK(lg_stream_config_init(&c));
+    c.reasoning_start = start;
+    CHECK(lg_stream_config_validate(&c, msg, sizeof msg) == LG_ERR_CONFIG);
+    CHECK(strstr(msg, "reasoning_end") != NULL);
+    lg_str huge = {"x", 100};
+    c.reasoning_end = huge;
+    CHECK(lg_stream_config_validate(&c, msg, sizeof msg) == LG_ERR_CONFIG);
+    CHECK(strstr(msg, "reasoning_end.len = 100") != NULL);
+}
+
 int main(void) {
     test_version_and_status();
     test_config();
@@ -378,6 +419,7 @@ int main(void) {
     test_callbacks();
     test_pool();
     test_speculative();
+    test_reasoning();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

@@ -131,12 +131,43 @@ def test_batch_one_cost(guarded):
           f"{100 * STATS['seconds'] / seconds:.2f}% of the run")
 
 
+def test_a_loop_in_the_thinking_ends_the_thinking(guarded):
+    """A reasoning section opened after the chat template (``<think>``), as reasoning models'
+    templates do: given the end marker's ids, the processor forces ``</think>`` where the plain
+    guard halts, and the answer follows."""
+    tok = guarded.get_tokenizer()
+    prompt = tok.apply_chat_template(
+        [{"role": "user", "content": LOOPING}],
+        tokenize=False, add_generation_prompt=True,
+    ) + "<think>\n"
+    end = tok.encode("</think>", add_special_tokens=False)
+
+    def run(extra):
+        params = SamplingParams(temperature=0, max_tokens=BUDGET, extra_args=extra)
+        return guarded.generate([prompt], params, use_tqdm=False)[0].outputs[0]
+
+    unguarded, halted = run({"loopguard": "off"}), run(None)
+    ended = run({"loopguard_reasoning_end_ids": end})
+    # The halted request's last token is the forced end-of-sequence: n tokens were generated.
+    n = len(halted.token_ids) - 1
+    assert n + 1 < len(unguarded.token_ids), "the thinking did not loop"
+    ids = list(ended.token_ids)
+    assert ids[:n] == list(halted.token_ids[:n]), "the same thinking up to the loop"
+    assert ids[n : n + len(end)] == end, f"</think> forced after the halting token: {ended.text!r}"
+    assert len(ids) > n + len(end), "no answer followed"
+    print(f"vllm reasoning: </think> forced after {n} tokens (a plain guard stops there, no guard "
+          f"runs {len(unguarded.token_ids)}); {len(ids) - n - len(end)} answer tokens followed "
+          f"({ended.finish_reason})")
+
+
 def test_bad_settings_are_rejected_with_their_name(guarded):
     for extra, name in [
         ({"loopguard": "sometimes"}, "loopguard"),
         ({"loopguard_halt_token": -3}, "loopguard_halt_token"),
         ({"loopguard_halt_copies": 1}, "loopguard_halt_copies"),
         ({"loopguard_no_such_field": 3}, "loopguard_no_such_field"),
+        ({"loopguard_reasoning_end_ids": "</think>"}, "loopguard_reasoning_end_ids"),
+        ({"loopguard_reasoning_start_ids": [1]}, "loopguard_reasoning_start_ids"),
     ]:
         with pytest.raises(Exception, match=name):  # vLLM raises its VLLMValidationError
             chat(guarded, [NORMAL], [extra])

@@ -186,8 +186,10 @@ class _Config:
 class StreamConfig(_Config):
     """Settings of stream guards: a preset (``strict``, ``balanced``, ``lenient``) or vLLM's
     ``repetition_detection`` (``vllm=(min_pattern_size, max_pattern_size, min_count)``), then
-    any field of ``lg_stream_config`` by name, plus ``breakers`` and ``exempt`` pattern lists.
-    Validated at construction: a bad field raises ``ConfigError`` naming it."""
+    any field of ``lg_stream_config`` by name, plus ``breakers`` and ``exempt`` pattern lists
+    and the reasoning markers (``reasoning_end="</think>"``: a loop inside the reasoning
+    answers ``Action.END_REASONING``, see ``StreamGuard.push``). Validated at construction: a
+    bad field raises ``ConfigError`` naming it."""
 
     def __init__(
         self,
@@ -196,6 +198,8 @@ class StreamConfig(_Config):
         vllm: Optional[Sequence[int]] = None,
         breakers: Sequence[str] = (),
         exempt: Sequence[str] = (),
+        reasoning_start: str = "",
+        reasoning_end: str = "",
         **fields,
     ):
         c = _ffi.LgStreamConfig()
@@ -215,6 +219,13 @@ class StreamConfig(_Config):
         self._exempt, self._keep_e = _strs(exempt, "exempt")
         c.breakers, c.breakers_len = self._breakers, len(self._keep_b)
         c.exempt, c.exempt_len = self._exempt, len(self._keep_e)
+        self._markers = []
+        for name, marker in (("reasoning_start", reasoning_start), ("reasoning_end", reasoning_end)):
+            if not isinstance(marker, str):
+                raise TypeError(f"{name} must be a str, not {type(marker).__name__}")
+            data = marker.encode()
+            self._markers.append(data)
+            setattr(c, name, _ffi.LgStr(ctypes.cast(ctypes.c_char_p(data), POINTER(c_char)), len(data)))
         self._validated(c, lib().lg_stream_config_validate)
 
 
@@ -800,3 +811,26 @@ class AgentGuard(_Handle):
         n = c_size_t()
         self._check(lib().lg_agent_memory_usage(self._h, byref(n)))
         return n.value
+
+    def export_memory(self) -> bytes:
+        """The loops this guard reported (and imported), as bytes for the guard of a later
+        session: fingerprints only (kinds, hashes of the calls, counts), never text."""
+        buf = ctypes.create_string_buffer(_ffi.LG_MAX_MEMORY_BYTES)
+        n = c_size_t()
+        self._check(
+            lib().lg_agent_memory_export(
+                self._h, ctypes.cast(buf, POINTER(c_uint8)), len(buf), byref(n)
+            )
+        )
+        return buf.raw[: n.value]
+
+    def import_memory(self, data: Union[bytes, bytearray, memoryview]) -> int:
+        """Merges a memory from ``export_memory``: a call that looped before warns one repeat
+        earlier. Returns the loops it held; a malformed memory raises ``LoopguardError``
+        naming ``data`` and what is wrong, and nothing is merged."""
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"data must be bytes, not {type(data).__name__}")
+        ptr, n = _bytes_arg(data, "data")
+        loops = c_size_t()
+        self._check(lib().lg_agent_memory_import(self._h, ptr, n, byref(loops)))
+        return loops.value

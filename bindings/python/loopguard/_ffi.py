@@ -42,10 +42,12 @@ LG_TOOL_OWN_REPEATS = 16
 LG_TOOL_SHELL = 32
 LG_EVIDENCE_BYTES = 256
 LG_MAX_DRAFTS = 64
+LG_MAX_MEMORY = 256
+LG_MAX_MEMORY_BYTES = 3344
 LG_DRAFT_BYTES = 4096
 
 ENUMS = {
-    "lg_action": ["CONTINUE", "WARN", "BLOCK", "HALT"],
+    "lg_action": ["CONTINUE", "WARN", "BLOCK", "HALT", "END_REASONING"],
     "lg_agent_kind": [
         "NONE", "IDENTICAL_CALL", "CYCLE", "NO_PROGRESS", "SAME_ERROR", "WHACK_A_MOLE",
         "NEAR_DUPLICATE", "SAME_RESULT", "SEMANTIC_REPEAT", "IDENTICAL_MESSAGES", "MONOLOGUE",
@@ -107,6 +109,8 @@ class LgStreamConfig(Structure):
         ("exempt_len", c_size_t),
         ("template_warn", c_uint32),
         ("template_budget", c_uint32),
+        ("reasoning_start", LgStr),
+        ("reasoning_end", LgStr),
     ]
 
 
@@ -290,6 +294,8 @@ FUNCTIONS = {
     "lg_agent_tick": (_status, [_handle, c_uint64, _action]),
     "lg_agent_set_enabled": (_status, [_handle, c_uint8]),
     "lg_agent_reset": (_status, [_handle]),
+    "lg_agent_memory_export": (_status, [_handle, _bytes, c_size_t, POINTER(c_size_t)]),
+    "lg_agent_memory_import": (_status, [_handle, _bytes, c_size_t, POINTER(c_size_t)]),
     "lg_agent_get_verdict": (_status, [_handle, POINTER(LgAgentVerdict)]),
     "lg_agent_evidence": (_status, [_handle, POINTER(c_uint64), c_size_t, POINTER(c_size_t)]),
     "lg_agent_describe": (_status, [_handle, c_int32, POINTER(c_char), c_size_t, POINTER(c_size_t)]),

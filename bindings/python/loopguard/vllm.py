@@ -21,6 +21,13 @@ flat keys:
   ``"balanced"`` (the default), ``"lenient"``;
 - ``loopguard_halt_token``: the token forced on a halt instead of end-of-sequence. List it in
   ``stop_token_ids`` too and the response says why it stopped: ``stop_reason`` is that id;
+- ``loopguard_reasoning_end_ids``: the token ids of the model's reasoning end marker
+  (``</think>``), and ``loopguard_reasoning_start_ids`` those of its start marker (without it
+  the output begins inside the reasoning, as when the chat template opened it). A loop inside
+  the reasoning then ends the reasoning instead of the request: the processor forces the end
+  marker's ids one step after the other, the request's guard starts afresh, and the answer is
+  watched as usual (the guard's ``END_REASONING`` verdict, on ids: the processor follows the
+  markers itself, since it has no text);
 - ``loopguard_<field>``: any field of ``lg_stream_config`` (``loopguard_halt_copies: 5``).
 
 ``validate_params`` rejects an unknown key or a bad value with a message naming it, so the
@@ -57,6 +64,8 @@ class _Settings:
     preset: str
     fields: Tuple[Tuple[str, object], ...]
     halt_token: Optional[int]
+    reasoning_start: Tuple[int, ...] = ()
+    reasoning_end: Tuple[int, ...] = ()
 
     @property
     def key(self):
@@ -72,12 +81,23 @@ def _settings(extra_args) -> Optional[_Settings]:
     halt_token = args.get(_PREFIX + "halt_token")
     if halt_token is not None and (not isinstance(halt_token, int) or isinstance(halt_token, bool) or halt_token < 0):
         raise ValueError(f"loopguard_halt_token = {halt_token!r}: a token id (an integer >= 0)")
-    fields = tuple(
-        sorted((k[len(_PREFIX):], v) for k, v in args.items() if k.startswith(_PREFIX) and k != _PREFIX + "halt_token")
-    )
+    markers = {}
+    for name in ("reasoning_start_ids", "reasoning_end_ids"):
+        ids = args.get(_PREFIX + name, [])
+        if not isinstance(ids, (list, tuple)) or len(ids) > 64 or not all(
+            isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in ids
+        ):
+            raise ValueError(f"{_PREFIX}{name} = {ids!r}: a list of at most 64 token ids")
+        markers[name] = tuple(ids)
+    if markers["reasoning_start_ids"] and not markers["reasoning_end_ids"]:
+        raise ValueError(f"{_PREFIX}reasoning_start_ids: needs {_PREFIX}reasoning_end_ids too")
+    own = {_PREFIX + "halt_token", _PREFIX + "reasoning_start_ids", _PREFIX + "reasoning_end_ids"}
+    fields = tuple(sorted((k[len(_PREFIX):], v) for k, v in args.items() if k.startswith(_PREFIX) and k not in own))
     if preset == "off":
         return None
-    settings = _Settings(preset, fields, halt_token)
+    settings = _Settings(
+        preset, fields, halt_token, markers["reasoning_start_ids"], markers["reasoning_end_ids"]
+    )
     _config(settings)  # checks the fields
     return settings
 
@@ -98,6 +118,22 @@ class _Row:
     seen: int
     halt_token: int
     halted: bool = False
+    start_ids: Tuple[int, ...] = ()
+    end_ids: Tuple[int, ...] = ()
+    inside: bool = False  # in a reasoning section
+    forcing: int = -1  # the next end marker id to force, or -1
+    ends: int = 0  # reasoning sections ended
+
+    def read(self, at: int) -> None:
+        """Follows the markers through output token ``at``."""
+        token = self.output[at]
+        if self.forcing >= 0 and token == self.end_ids[self.forcing]:
+            self.forcing += 1
+            if self.forcing == len(self.end_ids):
+                self.forcing = -1
+        for ids, inside in ((self.start_ids, True), (self.end_ids, False)):
+            if ids and at + 1 >= len(ids) and tuple(self.output[at + 1 - len(ids) : at + 1]) == ids:
+                self.inside = inside
 
 
 class LoopguardLogitsProcessor(LogitsProcessor):
@@ -134,7 +170,10 @@ class LoopguardLogitsProcessor(LogitsProcessor):
             halt_token = self.eos_token_id if settings.halt_token is None else settings.halt_token
             # A resumed request's tokens so far are pushed again at the next step.
             STATS["resumed"] += bool(output)
-            self.rows[index] = _Row(pool, pool.add(), output, 0, halt_token)
+            self.rows[index] = _Row(
+                pool, pool.add(), output, 0, halt_token, start_ids=settings.reasoning_start,
+                end_ids=settings.reasoning_end, inside=bool(settings.reasoning_end) and not settings.reasoning_start,
+            )
         for a, b, direction in batch_update.moved:
             if direction == MoveDirectionality.SWAP:
                 ra, rb = self.rows.pop(a, None), self.rows.pop(b, None)
@@ -156,27 +195,45 @@ class LoopguardLogitsProcessor(LogitsProcessor):
             if row.halted or row.seen >= len(row.output):
                 continue
             batch = pushes.setdefault(id(row.pool), (row.pool, [], [], []))
-            for token in row.output[row.seen :]:
+            for at in range(row.seen, len(row.output)):
                 batch[1].append(row.slot)
-                batch[2].append(token)
-                batch[3].append((index, row))
+                batch[2].append(row.output[at])
+                batch[3].append((index, row, at))
             row.seen = len(row.output)
         for pool, slots, tokens, rows in pushes.values():
             actions = pool.push(np.asarray(slots, dtype=np.uint64), np.asarray(tokens, dtype=np.uint32))
             STATS["tokens"] += len(tokens)
-            for (index, row), action in zip(rows, actions):
-                if action == Action.HALT and not row.halted:
+            for (index, row, at), action in zip(rows, actions):
+                inside = row.inside
+                row.read(at)
+                if action != Action.HALT or row.halted or row.forcing >= 0:
+                    continue
+                v = pool.verdict(row.slot)
+                if inside and row.end_ids:
+                    # A loop in the reasoning: end the reasoning, not the request. The guard
+                    # forgets the thinking (a fresh one: ids carry no text to find the marker).
+                    row.forcing, row.inside = 0, False
+                    row.ends += 1
+                    pool.reset(row.slot)
+                    what = "ended the reasoning of"
+                else:
                     row.halted = True
-                    v = pool.verdict(row.slot)
-                    log.info(
-                        "loopguard: halted the request in batch row %d after %d generated tokens: "
-                        "%s period %d x%.1f since token %d",
-                        index, v.at + 1, v.kind.name.lower(), v.period, v.repeats, v.onset,
-                    )
-        halted = [(i, r.halt_token) for i, r in self.rows.items() if r.halted and i < logits.shape[0]]
-        if halted:
-            rows = torch.tensor([i for i, _ in halted], device=logits.device)
-            tokens = torch.tensor([t for _, t in halted], device=logits.device)
+                    what = "halted"
+                log.info(
+                    "loopguard: %s the request in batch row %d after %d generated tokens: "
+                    "%s period %d x%.1f since token %d",
+                    what, index, at + 1, v.kind.name.lower(), v.period, v.repeats, v.onset,
+                )
+        # One token left possible: the halt token of a halted request, the next marker id of
+        # one whose reasoning is being ended.
+        forced = [
+            (i, r.halt_token if r.halted else r.end_ids[r.forcing])
+            for i, r in self.rows.items()
+            if (r.halted or r.forcing >= 0) and i < logits.shape[0]
+        ]
+        if forced:
+            rows = torch.tensor([i for i, _ in forced], device=logits.device)
+            tokens = torch.tensor([t for _, t in forced], device=logits.device)
             kept = logits[rows, tokens]
             logits[rows] = -float("inf")
             logits[rows, tokens] = torch.where(torch.isfinite(kept), kept, torch.zeros_like(kept))

@@ -85,3 +85,25 @@ def test_coding_agents_shell_tools_and_rejections():
         assert got[2] == Action.WARN and got[4] == Action.HALT
         assert a.verdict.kind == lg.AgentKind.REJECTED_REPLIES
         assert "exactly one tool call" in a.describe("full")
+
+
+def test_loop_memory_warns_a_restarted_agent_one_repeat_earlier():
+    def repeats_to_warn(a, args):
+        for n in range(1, 20):
+            if a.call("search", args) >= Action.WARN:
+                return n
+            a.result("no results")
+        raise AssertionError("never warned")
+
+    first = lg.AgentGuard()
+    n = repeats_to_warn(first, {"query": "config loader"})
+    memory = first.export_memory()
+    assert isinstance(memory, bytes) and b"config" not in memory and b"search" not in memory
+    second = lg.AgentGuard()
+    assert second.import_memory(memory) == 1
+    assert repeats_to_warn(second, {"query": "config loader"}) == n - 1
+    assert "remembered from an earlier session" in second.describe("summary")
+    with pytest.raises(lg.LoopguardError, match="data: memory: checksum mismatch"):
+        second.import_memory(memory[:-1] + bytes([memory[-1] ^ 1]))
+    with pytest.raises(TypeError):
+        second.import_memory("text")

@@ -265,3 +265,26 @@ def test_rollback_errors_name_n():
     pool.commit(slot)
     with pytest.raises(lg.LoopguardError, match="n: no checkpoint"):
         pool.rollback(slot, 0)
+
+
+def test_a_loop_in_the_thinking_ends_the_thinking():
+    """With ``reasoning_end`` set, a loop inside the reasoning answers END_REASONING (at the
+    token where a plain guard halts) until the host forces the marker; then the answer is
+    watched as usual."""
+    plain = lg.StreamGuard()
+    g = lg.StreamGuard(lg.StreamConfig(reasoning_end="</think>"))
+    thought = [(100 + i, w) for i, w in enumerate([" Wait", ",", " let", " me", " check", " again", "."])]
+    for i in range(300):
+        tok, piece = thought[i % len(thought)]
+        a, b = plain.push(tok, piece), g.push(tok, piece)
+        if a == Action.HALT:
+            break
+    assert (a, b) == (Action.HALT, Action.END_REASONING)
+    assert g.verdict.at == plain.verdict.at and g.stats["halted_at"] is None
+    assert g.push(7, " Wait") == Action.END_REASONING
+    assert g.push(8, "</think>") == Action.CONTINUE
+    assert g.push(9, " The answer is 42.") == Action.CONTINUE
+    with pytest.raises(lg.ConfigError, match="reasoning_end"):
+        lg.StreamConfig(reasoning_start="<think>")
+    with pytest.raises(lg.ConfigError, match="reasoning_end"):
+        lg.StreamConfig(reasoning_end="x" * 65)
