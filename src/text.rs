@@ -1159,8 +1159,9 @@ impl CharLimits {
     }
 }
 
-/// `unit` (its bytes newest first) is white space, ASCII rule punctuation, or one character
-/// drawn for rules and bullets: dashes, bullets, box drawing, block elements, geometric shapes.
+/// `unit` (its bytes newest first) is white space (ASCII, or one Unicode space such as the
+/// no-break space of laid-out HTML), ASCII rule punctuation, or one character drawn for rules
+/// and bullets: dashes, bullets, box drawing, block elements, geometric shapes.
 fn is_rule(unit: &[u8]) -> bool {
     if unit.iter().all(|&b| CLASS[b as usize] & SEPARATOR != 0) {
         return true;
@@ -1175,13 +1176,13 @@ fn is_rule(unit: &[u8]) -> bool {
         let Ok(s) = std::str::from_utf8(&bytes[..n]) else {
             return false;
         };
-        let mut chars = s.chars();
-        match (chars.next(), chars.next()) {
-            (Some(c), None) => matches!(c as u32,
+        // One character, or two (a unit of four bytes holds two no-break spaces).
+        s.chars().all(|c| {
+            c.is_whitespace()
+                || matches!(c as u32,
                 0x00B7 | 0x2010..=0x2015 | 0x2022 | 0x2026 | 0x2043 | 0x2500..=0x25FF
-                    | 0x2E3A | 0x2E3B | 0x30FC | 0xFF0D | 0xFF3F),
-            _ => false,
-        }
+                    | 0x2E3A | 0x2E3B | 0x30FC | 0xFF0D | 0xFF3F)
+        })
     })
 }
 

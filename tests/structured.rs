@@ -492,3 +492,26 @@ proptest! {
         prop_assert!(warned, "no template warning over {} siblings", names.len());
     }
 }
+
+/// Found on human HTML cut by Gemma3's tokenizer (a licence page laid out with no-break
+/// spaces): a run of U+00A0, one byte a token, read as a word said again and again. A no-break
+/// space is white space: its runs are separator runs, which halt only past
+/// `separator_run_halt`.
+#[test]
+fn no_break_spaces_are_white_space() {
+    for settings in presets() {
+        let mut g = StreamGuard::new(&StreamConfig::new(&settings).unwrap());
+        g.push_token(10, Some(b"<p>Version 1.2,"));
+        for _ in 0..60 {
+            for (id, byte) in [(1, &b"\xc2"[..]), (2, &b"\xa0"[..])] {
+                let v = g.push_token(id, Some(byte));
+                assert!(v.action < Action::Halt, "{v:?}");
+            }
+        }
+        // Spaces spelled as one token each, too.
+        for _ in 0..60 {
+            let v = g.push_token(3, Some("\u{a0}".as_bytes()));
+            assert!(v.action < Action::Halt, "{v:?}");
+        }
+    }
+}
