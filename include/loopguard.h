@@ -762,7 +762,8 @@ enum lg_status lg_agent_memory_export(const struct lg_agent *agent,
 // before then warns one repeat earlier. Writes the loops it held into `*out_loops` when not
 // NULL. A malformed memory is refused whole (`LG_ERR_INVALID_ARGUMENT`, the message naming
 // `data` and what is wrong: length, magic, version, checksum, an entry). A reset keeps the
-// memory; at most `LG_MAX_MEMORY` loops are held.
+// imported memory and forgets the session's own loops (export them first); at most
+// `LG_MAX_MEMORY` loops are held.
 enum lg_status lg_agent_memory_import(struct lg_agent *agent,
                                       const uint8_t *data,
                                       size_t len,

@@ -61,12 +61,17 @@ fn a_restarted_agent_warns_one_repeat_earlier_on_a_loop_it_fell_into() {
         repeats_to_warn(&mut fourth, "search", r#"{"query": "other"}"#),
         n
     );
-    // A reset forgets the session, not the memory: the loop of the session that ended is
-    // remembered in the next one (within a session, thresholds are as configured).
-    fourth.reset();
+    // A reset is a new session: its own loop is forgotten with it (within a session,
+    // thresholds are as configured), the memory given stays.
     assert_eq!(fourth.memory_len(), 2);
+    fourth.reset();
+    assert_eq!(fourth.memory_len(), 1);
     assert_eq!(
         repeats_to_warn(&mut fourth, "search", r#"{"query": "other"}"#),
+        n
+    );
+    assert_eq!(
+        repeats_to_warn(&mut fourth, "search", r#"{"query": "config loader"}"#),
         n - 1
     );
 }

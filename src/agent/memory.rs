@@ -80,11 +80,10 @@ impl LoopMemory {
             .any(|e| e.earlier && e.kind == kind && e.key == key)
     }
 
-    /// A new session begins: the loops of the one that ended are remembered from now on.
-    pub fn carry_over(&mut self) {
-        for e in &mut self.entries {
-            e.earlier = true;
-        }
+    /// The session is reset: its own loops are forgotten (as the rest of it is), the loops
+    /// given from earlier sessions stay.
+    pub fn forget_session(&mut self) {
+        self.entries.retain(|e| e.earlier);
     }
 
     /// Counts `count` more reports of a loop of `kind` on `key`, from an earlier session or
@@ -214,8 +213,21 @@ mod tests {
         assert_eq!(bytes.len(), HEADER + 2 * ENTRY + CHECKSUM);
         let mut n = LoopMemory::default();
         assert_eq!(n.import(&bytes), Ok(2));
-        m.carry_over();
-        assert_eq!(n.entries, m.entries);
+        assert!(n.entries.iter().all(|e| e.earlier));
+        assert_eq!(
+            n.entries
+                .iter()
+                .map(|e| (e.kind, e.key, e.count))
+                .collect::<Vec<_>>(),
+            m.entries
+                .iter()
+                .map(|e| (e.kind, e.key, e.count))
+                .collect::<Vec<_>>()
+        );
+        m.forget_session();
+        assert_eq!(m.len(), 0, "a reset forgets the session's own loops");
+        n.forget_session();
+        assert_eq!(n.len(), 2, "and keeps those given");
         assert!(n.recalls(AgentLoopKind::IdenticalCall, 42));
         assert!(!n.recalls(AgentLoopKind::NoProgress, 42));
     }

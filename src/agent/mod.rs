@@ -522,8 +522,8 @@ impl AgentGuard {
         self.strikes = 0;
         self.blocks = 0;
         self.verdict = AgentVerdict::default();
-        // The loop memory stays: it is what a session leaves to the next.
-        self.memory.carry_over();
+        // As if new: the session's own loops go; the memory given from earlier ones stays.
+        self.memory.forget_session();
         self.last_memo = None;
     }
 
@@ -557,7 +557,9 @@ impl AgentGuard {
     /// Merges a memory exported by [`export_memory`](Self::export_memory) (of this session or
     /// another): a call that looped before warns one repeat earlier. Returns the loops it held;
     /// a malformed memory is refused whole, with what is wrong named. At most [`MAX_MEMORY`]
-    /// loops are kept (the least reported are forgotten first). A reset keeps the memory.
+    /// loops are kept (the least reported are forgotten first). A reset keeps the imported
+    /// memory and forgets the session's own loops, as it forgets the rest of the session:
+    /// export them first to keep them.
     pub fn import_memory(&mut self, bytes: &[u8]) -> Result<usize, MemoryError> {
         self.memory.import(bytes)
     }

@@ -987,7 +987,8 @@ pub unsafe extern "C" fn lg_agent_memory_export(
 /// before then warns one repeat earlier. Writes the loops it held into `*out_loops` when not
 /// NULL. A malformed memory is refused whole (`LG_ERR_INVALID_ARGUMENT`, the message naming
 /// `data` and what is wrong: length, magic, version, checksum, an entry). A reset keeps the
-/// memory; at most `LG_MAX_MEMORY` loops are held.
+/// imported memory and forgets the session's own loops (export them first); at most
+/// `LG_MAX_MEMORY` loops are held.
 #[no_mangle]
 pub unsafe extern "C" fn lg_agent_memory_import(
     agent: *mut lg_agent,
