@@ -16,12 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-// Loops a memory holds; past it the least reported one is forgotten.
-#define MAX_MEMORY 256
-
-// Bytes of an exported memory at most.
-#define MAX_MEMORY_BYTES ((HEADER + (ENTRY * MAX_MEMORY)) + CHECKSUM)
-
 // The largest call window an agent guard can be configured to remember.
 #define MAX_AGENT_WINDOW 1024
 
@@ -36,9 +30,6 @@
 
 // Largest character-run threshold, in bytes.
 #define LG_MAX_RUN 16384
-
-// Bytes of a reasoning marker (`reasoning_start`, `reasoning_end`).
-#define MAX_MARKER 64
 
 // Major version of the library and header.
 #define LG_VERSION_MAJOR 0
@@ -85,12 +76,6 @@
 
 // Bytes of the repeated block kept as evidence.
 #define LG_EVIDENCE_BYTES 256
-
-// Pushes after a checkpoint that a rollback can keep: a verification step drafts far fewer.
-#define MAX_DRAFTS 64
-
-// Bytes of pieces and text after a checkpoint that a rollback can keep.
-#define DRAFT_BYTES 4096
 
 // What the caller should do with a sequence.
 enum lg_action
@@ -361,6 +346,9 @@ typedef struct lg_stream_config {
   // inside the reasoning of a stream with text answers `LG_ACTION_END_REASONING` instead of
   // a halt: force this text as the next tokens. At most 64 bytes of UTF-8.
   struct lg_str reasoning_end;
+  // The model generating the stream (`"SmolLM2-135M-Instruct"`), or empty: a name a
+  // per-model profile matches gets that profile's adjustments. At most 256 bytes of UTF-8.
+  struct lg_str model;
 } lg_stream_config;
 
 // Counts at which one rule warns, blocks and halts; 0 = never.

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use aho_corasick::{dfa::DFA, AhoCorasick, MatchKind};
 
+use crate::profile::{profile_for, Profile};
 use crate::stream::Markers;
 
 /// The largest period the exact-loop detector can be configured to track.
@@ -150,6 +151,11 @@ pub struct StreamSettings {
     ///
     /// [`Action::EndReasoning`]: crate::Action::EndReasoning
     pub reasoning_end: String,
+    /// The model generating the stream (`"SmolLM2-135M-Instruct"`, `"google/gemma-3-270m"`),
+    /// or empty. A name that a per-model profile matches (see [`crate::PROFILES`]) has that
+    /// profile's adjustments applied to these settings when the config is built; any other
+    /// name changes nothing. At most 256 bytes.
+    pub model: String,
 }
 
 impl Default for StreamSettings {
@@ -197,6 +203,7 @@ impl StreamSettings {
             escalate_after: 0,
             reasoning_start: String::new(),
             reasoning_end: String::new(),
+            model: String::new(),
         };
         match preset {
             Preset::Balanced => balanced,
@@ -401,6 +408,7 @@ pub const SETTINGS_FIELDS: &[&str] = &[
     "escalate_after",
     "reasoning_start",
     "reasoning_end",
+    "model",
 ];
 
 impl StreamSettings {
@@ -445,6 +453,7 @@ impl StreamSettings {
             "escalate_after" => s.escalate_after = num("escalate_after", value)?,
             "reasoning_start" => s.reasoning_start = value.to_string(),
             "reasoning_end" => s.reasoning_end = value.to_string(),
+            "model" => s.model = value.to_string(),
             _ => {
                 return Err(ConfigError {
                     field: "(name)".into(),
@@ -534,6 +543,13 @@ impl StreamSettings {
                 });
             }
         }
+        if s.model.len() > 256 {
+            return Err(ConfigError {
+                field: "model".into(),
+                value: format!("a name of {} bytes", s.model.len()),
+                allowed: "a model name of at most 256 bytes".into(),
+            });
+        }
         if !s.reasoning_start.is_empty() && s.reasoning_end.is_empty() {
             return Err(ConfigError {
                 field: "reasoning_end".into(),
@@ -562,6 +578,8 @@ pub(crate) struct Inner {
     pub(crate) exempt: Option<AhoCorasick>,
     /// The reasoning markers, when `reasoning_end` is set.
     pub(crate) reasoning: Option<Markers>,
+    /// The per-model profile applied to `settings`, if `model` named one.
+    pub(crate) profile: Option<&'static Profile>,
 }
 
 impl fmt::Debug for StreamConfig {
@@ -582,6 +600,19 @@ impl StreamConfig {
     /// Validates `settings` and compiles its patterns.
     pub fn new(settings: &StreamSettings) -> Result<StreamConfig, ConfigError> {
         settings.validate()?;
+        // The model's profile adjusts the settings as given; the result is checked again.
+        let profile = profile_for(&settings.model);
+        let adjusted;
+        let settings = match profile {
+            Some(p) => {
+                let mut s = settings.clone();
+                p.apply(&mut s);
+                s.validate()?;
+                adjusted = s;
+                &adjusted
+            }
+            None => settings,
+        };
         let breakers = if settings.breakers.is_empty() {
             None
         } else {
@@ -611,6 +642,7 @@ impl StreamConfig {
                 breakers,
                 exempt,
                 reasoning: Markers::new(&settings.reasoning_start, &settings.reasoning_end),
+                profile,
             }),
         })
     }
@@ -620,8 +652,13 @@ impl StreamConfig {
         StreamConfig::new(&StreamSettings::preset(preset)).expect("presets are valid")
     }
 
-    /// The settings this configuration was built from.
+    /// The settings this configuration was built from, with the model's profile applied.
     pub fn settings(&self) -> &StreamSettings {
         &self.inner.settings
+    }
+
+    /// The per-model profile applied, if `model` named one.
+    pub fn profile(&self) -> Option<&'static Profile> {
+        self.inner.profile
     }
 }

@@ -77,6 +77,7 @@ mod counting;
 mod engine;
 pub mod ffi;
 mod novelty;
+mod profile;
 mod stream;
 mod structure;
 mod template;
@@ -92,6 +93,7 @@ pub use config::{
     ConfigError, Preset, StreamConfig, StreamSettings, MAX_NGRAM, MAX_PERIOD_LIMIT, MAX_RUN,
     MAX_WINDOW, SETTINGS_FIELDS,
 };
+pub use profile::{profile_for, Profile, PROFILES};
 pub use stream::{
     RollbackError, StreamGuard, StreamStats, Verbosity, DRAFT_BYTES, EVIDENCE_BYTES, MAX_DRAFTS,
 };

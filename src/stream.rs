@@ -278,9 +278,10 @@ impl StreamGuard {
             }
             Mode::Tokens => {}
         }
-        if !self.through_reasoning(piece.unwrap_or_default()) {
-            return self.verdict;
-        }
+        let marked = match self.before_token(piece.unwrap_or_default()) {
+            Ok(marked) => marked,
+            Err(waiting) => return waiting,
+        };
         let sym = self.engine.pos();
         if piece.is_some() || self.has_text {
             // Where each token's text begins, for byte offsets and evidence.
@@ -313,7 +314,12 @@ impl StreamGuard {
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && (url || left_out(&self.text, sym, self.line_sym));
         self.engine.says_nothing_new = says_nothing_new(&self.text);
-        self.settle(id, sym, text)
+        let v = self.settle(id, sym, text);
+        if marked.is_some() {
+            self.after_token(marked);
+            return self.verdict;
+        }
+        v
     }
 
     /// Whether [`push_token`](Self::push_token) may take its inline path for an id alone.
@@ -367,9 +373,14 @@ impl StreamGuard {
 
     /// [`push_text`](Self::push_text) after the checkpoint, if any, recorded it.
     fn read_text(&mut self, text: &[u8]) -> Verdict {
-        if self.verdict.action == Action::Halt || !self.through_reasoning(text) {
+        if self.verdict.action == Action::Halt {
             return self.verdict;
         }
+        self.read_marked(text)
+    }
+
+    /// Reads a stretch of text through the detectors (no reasoning marker ends inside it).
+    fn read_stretch(&mut self, text: &[u8]) -> Verdict {
         if self.mode == Mode::Fresh {
             self.mode = Mode::Text;
         }

@@ -184,3 +184,41 @@ fn on_real_generations_every_halt_becomes_an_end_of_reasoning() {
     }
     assert_eq!(ends, 22);
 }
+
+/// Found in review: the markers of a whole chunk were read before its text, so a loop and the
+/// `</think>` after it in one chunk halted, while the same text in small chunks ended the
+/// reasoning. Now each stretch is read as it stands: the cut does not matter.
+#[test]
+fn where_the_chunks_are_cut_does_not_matter() {
+    let c = config("<think>", "</think>");
+    let text = "<think>\nLet me see. ".to_string()
+        + &"I will check the sum again. ".repeat(12)
+        + "</think>\n\nThe answer is 42, since the sums agree.\n"
+        + &"<think> and again and again and again ".repeat(6)
+        + "</think> Done.";
+    let run = |cut: usize| {
+        let mut g = StreamGuard::new(&c);
+        let mut ended = false;
+        for chunk in text.as_bytes().chunks(cut) {
+            ended |= g.push_text(chunk).action == Action::EndReasoning;
+        }
+        g.finish_text();
+        let mut d = String::new();
+        g.describe(loopguard::Verbosity::Full, &mut d).unwrap();
+        (g.verdict().action, g.stats(), d, ended || cut == text.len())
+    };
+    let whole = run(text.len());
+    assert_ne!(whole.0, Action::Halt, "the loop was in the reasoning");
+    for cut in [1, 2, 3, 5, 7, 16, 64] {
+        let part = run(cut);
+        assert_eq!(
+            (part.0, part.1, &part.2),
+            (whole.0, whole.1, &whole.2),
+            "cut {cut}"
+        );
+        assert!(
+            part.3,
+            "cut {cut}: the guard asked to end the reasoning on the way"
+        );
+    }
+}

@@ -54,6 +54,9 @@ type StreamConfig struct {
 	// answers EndReasoning instead of Halt; an empty ReasoningStart means the stream begins
 	// inside a section.
 	ReasoningStart, ReasoningEnd string
+	// Model names the model generating the stream ("SmolLM2-135M-Instruct"): a name a
+	// per-model profile matches gets that profile's adjustments. At most 256 bytes.
+	Model string
 }
 
 func streamConfigFromC(c *C.struct_lg_stream_config) StreamConfig {
@@ -106,11 +109,13 @@ func (s *StreamConfig) toC() (*C.struct_lg_stream_config, func()) {
 	c.exempt, c.exempt_len = exempt, ne
 	c.reasoning_start = cStr(s.ReasoningStart)
 	c.reasoning_end = cStr(s.ReasoningEnd)
+	c.model = cStr(s.Model)
 	return c, func() {
 		freeBreakers()
 		freeExempt()
 		C.free(unsafe.Pointer(c.reasoning_start.ptr))
 		C.free(unsafe.Pointer(c.reasoning_end.ptr))
+		C.free(unsafe.Pointer(c.model.ptr))
 		C.free(unsafe.Pointer(c))
 	}
 }

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 199309L
 #include "loopguard_sampler.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +53,11 @@ static void lg_accept(struct llama_sampler *smpl, llama_token token) {
     struct lg_llama_ctx *c = (struct lg_llama_ctx *)smpl->ctx;
     if (c->halted) return;
     uint64_t start = now_ns();
-    /* special = false: control tokens have no text in the output. */
-    int32_t n = llama_token_to_piece(c->vocab, token, c->piece, PIECE_BYTES, 0, false);
+    /* special = false: control tokens have no text in the output. The tokens of a forced
+     * reasoning end marker are rendered with it, so that the guard reads the marker even when
+     * the vocabulary holds it as a control token. */
+    const bool special = c->next_force >= 0;
+    int32_t n = llama_token_to_piece(c->vocab, token, c->piece, PIECE_BYTES, 0, special);
     const char *piece = c->piece;
     if (n < 0) {
         size_t need = (size_t)-n;
@@ -64,7 +69,7 @@ static void lg_accept(struct llama_sampler *smpl, llama_token token) {
             }
         }
         n = need <= c->big_len
-                ? llama_token_to_piece(c->vocab, token, c->big, (int32_t)c->big_len, 0, false)
+                ? llama_token_to_piece(c->vocab, token, c->big, (int32_t)c->big_len, 0, special)
                 : 0; /* out of memory: push the id alone */
         piece = c->big;
         if (n < 0) n = 0;
@@ -206,7 +211,10 @@ struct llama_sampler *lg_llama_sampler_new(const struct llama_vocab *vocab,
                  lg_status_str(status), why[0] ? ": " : "", why);
         return NULL;
     }
-    return wrap(stream, vocab, config->reasoning_end.ptr, config->reasoning_end.len);
+    /* A config from an older header has no marker field: read it only when it is there. */
+    int has_marker = config->struct_size >= offsetof(lg_stream_config, reasoning_end) + sizeof(lg_str);
+    return wrap(stream, vocab, has_marker ? config->reasoning_end.ptr : NULL,
+                has_marker ? config->reasoning_end.len : 0);
 }
 
 static const struct lg_llama_ctx *ours(const struct llama_sampler *smpl) {

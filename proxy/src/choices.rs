@@ -153,7 +153,9 @@ impl ResponseGuard {
                 let choice = &mut self.choices[index as usize];
                 let guard = choice.guards[ch].get_or_insert_with(|| StreamGuard::new(&self.config));
                 let v = guard.push_text(text.as_bytes());
-                if v.action == Action::Halt {
+                // The proxy cannot force a reasoning end marker into the upstream's generation:
+                // a guard configured with one that asks for it ends the choice as a halt does.
+                if v.action >= Action::EndReasoning {
                     choice.halted = true;
                     halts.push(Halt {
                         choice: index,

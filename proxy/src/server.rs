@@ -37,6 +37,9 @@ pub struct State {
     pub client: reqwest::Client,
     pub metrics: Metrics,
     pub conversations: Mutex<Conversations>,
+    /// The default stream config with each per-model profile applied (by profile name), for
+    /// requests whose `model` a profile matches; empty when the default config names a model.
+    profiled: Vec<(&'static str, StreamConfig)>,
 }
 
 impl State {
@@ -47,21 +50,37 @@ impl State {
             .build()
             .map_err(|e| format!("the HTTP client: {e}"))?;
         let conversations = Mutex::new(Conversations::new(opts.conversations));
+        let mut profiled = Vec::new();
+        if opts.stream.settings().model.is_empty() {
+            for p in loopguard::PROFILES {
+                let mut s = opts.stream.settings().clone();
+                s.model = p.matches[0].to_string();
+                let c = StreamConfig::new(&s).map_err(|e| format!("profile {}: {e}", p.name))?;
+                profiled.push((p.name, c));
+            }
+        }
         Ok(State {
             opts,
             client,
             metrics: Metrics::default(),
             conversations,
+            profiled,
         })
     }
 
-    /// The configurations for a request's `model`: its override, or the defaults.
+    /// The configurations for a request's `model`: its override; else the defaults, with the
+    /// model's profile (`loopguard::PROFILES`) when one matches its name.
     fn configs(&self, model: Option<&str>) -> (&StreamConfig, &AgentConfig) {
-        model
-            .and_then(|m| self.opts.models.iter().find(|o| o.model == m))
-            .map_or((&self.opts.stream, &self.opts.agent), |o| {
-                (&o.stream, &o.agent)
-            })
+        if let Some(o) = model.and_then(|m| self.opts.models.iter().find(|o| o.model == m)) {
+            return (&o.stream, &o.agent);
+        }
+        let profiled = model
+            .and_then(loopguard::profile_for)
+            .and_then(|p| self.profiled.iter().find(|(name, _)| *name == p.name));
+        match profiled {
+            Some((_, c)) => (c, &self.opts.agent),
+            None => (&self.opts.stream, &self.opts.agent),
+        }
     }
 }
 
@@ -585,3 +604,32 @@ async fn assembled_response(
 
 /// How long in-flight requests may run on after a shutdown signal.
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ModelOverride;
+
+    /// A request's `model` picks its override first, then its family's profile, then the
+    /// defaults.
+    #[test]
+    fn a_requests_model_selects_its_override_or_profile() {
+        let mut opts = Options::new("http://127.0.0.1:9");
+        opts.models.push(ModelOverride {
+            model: "gemma-3-custom".into(),
+            stream: StreamConfig::default(),
+            agent: AgentConfig::default(),
+        });
+        let state = State::new(opts).unwrap();
+        let profile = |m: Option<&str>| state.configs(m).0.profile().map(|p| p.name);
+        assert_eq!(
+            profile(Some("HuggingFaceTB/SmolLM2-135M-Instruct")),
+            Some("smollm2")
+        );
+        assert_eq!(profile(Some("google/gemma-3-270m-it")), Some("gemma3"));
+        assert_eq!(profile(Some("gemma-3-custom")), None, "the override wins");
+        assert_eq!(profile(Some("llama-3")), None);
+        assert_eq!(profile(None), None);
+        assert_eq!(state.configs(Some("SmolLM2")).0.settings().halt_span, 32);
+    }
+}

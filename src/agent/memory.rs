@@ -88,7 +88,7 @@ impl LoopMemory {
 
     /// Counts `count` more reports of a loop of `kind` on `key`, from an earlier session or
     /// this one; when full, the least reported loop (the oldest among equals) makes room,
-    /// unless this one is reported less.
+    /// unless this one is reported less, and only a loop of this session for another one.
     pub fn record(&mut self, kind: AgentLoopKind, key: u64, count: u32, earlier: bool) {
         if let Some(e) = self
             .entries
@@ -109,13 +109,15 @@ impl LoopMemory {
             self.entries.push(entry);
             return;
         }
-        let (least, e) = self
+        // A loop of this session never pushes out one given from an earlier session: a reset
+        // would then lose both.
+        let least = self
             .entries
             .iter()
             .enumerate()
-            .min_by_key(|(_, e)| e.count)
-            .expect("a full memory");
-        if e.count <= count {
+            .filter(|(_, e)| earlier || !e.earlier)
+            .min_by_key(|(_, e)| e.count);
+        if let Some((least, _)) = least.filter(|(_, e)| e.count <= count) {
             self.entries.remove(least);
             self.entries.push(entry);
         }
@@ -295,5 +297,10 @@ mod tests {
         let mut bytes = Vec::new();
         m.export(&mut bytes);
         assert_eq!(bytes.len(), MAX_MEMORY_BYTES);
+        // A loop of this session does not push out a given one; a reset keeps all given.
+        m.record(AgentLoopKind::IdenticalCall, 2000, 5, false);
+        assert!(!m.entries.iter().any(|e| e.key == 2000));
+        m.forget_session();
+        assert_eq!(m.len(), MAX_MEMORY);
     }
 }

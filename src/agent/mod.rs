@@ -896,7 +896,9 @@ impl AgentGuard {
         if let Some(g) = self.message_guard.as_mut().filter(|_| prose) {
             let before = g.verdict().action;
             let v = g.push_text(text.as_bytes());
-            if v.action == Action::Halt && before != Action::Halt {
+            // A reasoning end a message guard may be configured for is a halt here: the
+            // agent guard cannot force text into the model's message.
+            if v.action >= Action::EndReasoning && before < Action::EndReasoning {
                 let copies = v.repeats as u32;
                 let mut f = Finding::new(
                     AgentLoopKind::TextDegeneration,
@@ -1665,8 +1667,12 @@ impl AgentGuard {
             subject,
             evidence,
             tried,
+            // The memory made the difference: the thresholds alone ask less at this count.
             remembered: best.kind == AgentLoopKind::IdenticalCall
-                && best.calls.last().is_some_and(|&i| self.recalled(i) > 0),
+                && best.calls.last().is_some_and(|&i| {
+                    let t = self.calls[i].repeats.unwrap_or(s.identical);
+                    self.recalled(i) > 0 && t.action(best.count) < best.action
+                }),
         };
         // A repeated call is remembered once per loop, for later sessions.
         if best.kind == AgentLoopKind::IdenticalCall {

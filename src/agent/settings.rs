@@ -489,6 +489,20 @@ impl AgentSettings {
                 allowed: "warn, block or halt".into(),
             });
         }
+        // Ending a reasoning section is a stream guard's answer: no agent rule gives it.
+        for (field, a) in [
+            ("runaway_action", self.runaway_action),
+            ("message_text_action", self.message_text_action),
+            ("args_only_cap", self.args_only_cap),
+        ] {
+            if a == Action::EndReasoning {
+                return Err(ConfigError {
+                    field: field.into(),
+                    value: a.as_str().into(),
+                    allowed: "continue, warn, block or halt".into(),
+                });
+            }
+        }
         check_off_or("halt_after_strikes", self.halt_after_strikes, 1, big)?;
         check_off_or("halt_after_blocks", self.halt_after_blocks, 1, big)?;
         check_patterns("progress_patterns", &self.progress_patterns)?;

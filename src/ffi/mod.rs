@@ -258,7 +258,9 @@ impl Callbacks {
     /// Calls the callback a transition from `before` to `after` calls for.
     fn fire(&self, slot: u64, before: Action, after: &Verdict) {
         let cb = match after.action {
-            Action::Halt if before != Action::Halt => self.on_halt,
+            // Ending a reasoning section stops the stream as it was going: the halt callback,
+            // with the verdict saying which.
+            Action::Halt | Action::EndReasoning if before < after.action => self.on_halt,
             Action::Warn if before == Action::Continue => self.on_warn,
             _ => None,
         };
@@ -737,6 +739,9 @@ pub struct lg_stream_config {
     /// inside the reasoning of a stream with text answers `LG_ACTION_END_REASONING` instead of
     /// a halt: force this text as the next tokens. At most 64 bytes of UTF-8.
     pub reasoning_end: lg_str,
+    /// The model generating the stream (`"SmolLM2-135M-Instruct"`), or empty: a name a
+    /// per-model profile matches gets that profile's adjustments. At most 256 bytes of UTF-8.
+    pub model: lg_str,
 }
 
 // The pattern pointers are only read during the call that receives the struct.
@@ -788,6 +793,10 @@ fn config_from_settings(s: &StreamSettings) -> lg_stream_config {
             len: 0,
         },
         reasoning_end: lg_str {
+            ptr: std::ptr::null(),
+            len: 0,
+        },
+        model: lg_str {
             ptr: std::ptr::null(),
             len: 0,
         },
@@ -844,8 +853,9 @@ unsafe fn settings_from_c(cfg: *const lg_stream_config) -> Result<StreamSettings
             Vec::new()
         },
         // The defaults hold NULL and 0 for a struct too short to have them.
-        reasoning_start: text(c.reasoning_start, "reasoning_start")?,
-        reasoning_end: text(c.reasoning_end, "reasoning_end")?,
+        reasoning_start: text(c.reasoning_start, "reasoning_start", MAX_MARKER)?,
+        reasoning_end: text(c.reasoning_end, "reasoning_end", MAX_MARKER)?,
+        model: text(c.model, "model", 256)?,
     })
 }
 
@@ -874,15 +884,16 @@ unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<Str
         .collect()
 }
 
-/// One string from C (`LG_ERR_CONFIG` naming `field` when it is NULL with a length, too long
-/// or not UTF-8).
+const MAX_MARKER: usize = crate::config::MAX_MARKER;
+
+/// One string from C of at most `most` bytes (`LG_ERR_CONFIG` naming `field` when it is NULL
+/// with a length, too long or not UTF-8).
 ///
 /// # Safety
 /// `s.ptr` is NULL with `s.len` 0, or valid for `s.len` bytes.
-unsafe fn text(s: lg_str, field: &str) -> Result<String, Fail> {
+unsafe fn text(s: lg_str, field: &str, most: usize) -> Result<String, Fail> {
     let invalid = |msg: String| Fail::new(LG_ERR_CONFIG, msg);
-    if s.len > crate::config::MAX_MARKER {
-        let most = crate::config::MAX_MARKER;
+    if s.len > most {
         return Err(invalid(format!(
             "{field}.len = {}: at most {most} bytes",
             s.len

@@ -91,26 +91,49 @@ impl Markers {
     }
 
     /// Reads `bytes` from `r`: the new state, and whether an end marker ended in them.
-    fn read(&self, mut r: Reasoning, bytes: &[u8]) -> (Reasoning, bool) {
-        let mut ended = false;
+    fn read(&self, r: Reasoning, mut bytes: &[u8]) -> (Reasoning, bool) {
+        let (mut r, mut ended) = (r, false);
+        while !bytes.is_empty() {
+            let (k, next, marker) = self.until_marker(r, bytes);
+            r = next;
+            ended |= marker == Some(Marked::End);
+            bytes = &bytes[k..];
+        }
+        (r, ended)
+    }
+
+    /// Reads `bytes` from `r` up to and including the first byte that ends a marker: how many
+    /// bytes that is (all of them when none does), the state after them, and which marker.
+    fn until_marker(&self, r: Reasoning, bytes: &[u8]) -> (usize, Reasoning, Option<Marked>) {
         let (mut s, mut e) = (r.start(), r.end());
-        for &b in bytes {
+        for (i, &b) in bytes.iter().enumerate() {
+            let mut found = None;
             if let Some(m) = &self.start {
                 let (next, hit) = m.step(s, b);
                 s = next;
                 if hit {
-                    r = r.with_inside(true);
+                    found = Some(Marked::Start);
                 }
             }
             let (next, hit) = self.end.step(e, b);
             e = next;
             if hit {
-                r = r.with_inside(false);
-                ended = true;
+                found = Some(Marked::End);
+            }
+            if let Some(marked) = found {
+                let inside = marked == Marked::Start;
+                return (i + 1, r.with_inside(inside).with_states(s, e), found);
             }
         }
-        (r.with_states(s, e), ended)
+        (bytes.len(), r.with_states(s, e), None)
     }
+}
+
+/// Which marker a byte ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marked {
+    Start,
+    End,
 }
 
 /// A stream's place among the markers, in two bytes of the guard: the bytes of the start
@@ -151,28 +174,95 @@ impl Reasoning {
 }
 
 impl StreamGuard {
-    /// Follows the reasoning markers through a push's bytes. Returns whether the push goes on
-    /// to the detectors: not while the guard waits for the end marker it asked for. An end
-    /// marker makes the guard forget the loops read so far, as a breaker does.
+    /// The markers in a token's piece, read before the token is: the state after it and
+    /// whether an end marker ended in it, for [`after_token`](Self::after_token) to apply
+    /// once the token was judged where it stood. `None` without markers. While the guard
+    /// waits for the end marker it asked for, an end marker in the piece closes the section
+    /// first (the token is then read afresh), and a piece without one leaves the guard waiting:
+    /// `Err` with the verdict to answer.
     #[inline]
-    pub(super) fn through_reasoning(&mut self, bytes: &[u8]) -> bool {
+    pub(super) fn before_token(
+        &mut self,
+        piece: &[u8],
+    ) -> Result<Option<(Reasoning, bool)>, Verdict> {
         let Some(m) = self.config.inner.reasoning.as_ref() else {
-            return true;
+            return Ok(None);
         };
-        let (r, ended) = m.read(self.reasoning, bytes);
-        self.reasoning = r;
-        if ended {
-            self.engine.forget();
-            self.text.forget();
-            self.warn_streak = 0;
-            if self.verdict.action == Action::EndReasoning {
-                self.verdict = Verdict {
-                    at: self.verdict.at,
-                    ..Verdict::default()
-                };
+        let (after, ended) = m.read(self.reasoning, piece);
+        if self.verdict.action == Action::EndReasoning {
+            self.reasoning = after;
+            if !ended {
+                return Err(self.verdict);
+            }
+            self.close_reasoning();
+            return Ok(None);
+        }
+        Ok(Some((after, ended)))
+    }
+
+    /// Applies what [`before_token`](Self::before_token) read, after the token was judged.
+    #[inline]
+    pub(super) fn after_token(&mut self, read: Option<(Reasoning, bool)>) {
+        if let Some((after, ended)) = read {
+            self.reasoning = after;
+            if ended {
+                self.close_reasoning();
             }
         }
-        self.verdict.action != Action::EndReasoning
+    }
+
+    /// Reads a chunk of text with the markers: the detectors read each stretch up to a marker
+    /// with the stream inside or outside a section as it stands there, and the marker's effect
+    /// comes between two stretches, so that where the chunks were cut does not matter. While
+    /// the guard waits for the end marker, stretches are skipped. Returns the strongest
+    /// verdict since the last end of a section (or the halt).
+    pub(super) fn read_marked(&mut self, text: &[u8]) -> Verdict {
+        if self.config.inner.reasoning.is_none() {
+            return self.read_stretch(text);
+        }
+        // The markers are read while the detectors change the guard: held by a second
+        // reference to the configuration (one count per chunk, with markers only).
+        let config = self.config.clone();
+        let m = config.inner.reasoning.as_ref().expect("checked above");
+        let mut best = self.verdict;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let (k, after, marker) = m.until_marker(self.reasoning, rest);
+            if self.verdict.action != Action::EndReasoning {
+                let v = self.read_stretch(&rest[..k]);
+                if v.action == Action::Halt {
+                    return v;
+                }
+                if v.action > best.action {
+                    best = v;
+                }
+            }
+            self.reasoning = after;
+            if marker == Some(Marked::End) {
+                self.close_reasoning();
+                best = self.verdict;
+            }
+            rest = &rest[k..];
+        }
+        if best.action > self.verdict.action {
+            best
+        } else {
+            self.verdict
+        }
+    }
+
+    /// An end marker: the loops read so far are forgotten, as at a breaker, and an
+    /// `EndReasoning` the guard was answering is over.
+    fn close_reasoning(&mut self) {
+        self.engine.forget();
+        self.text.forget();
+        self.warn_streak = 0;
+        if self.verdict.action == Action::EndReasoning {
+            self.verdict = Verdict {
+                at: self.verdict.at,
+                ..Verdict::default()
+            };
+        }
     }
 
     /// A halt inside a reasoning section, on a stream with text, ends the section instead.

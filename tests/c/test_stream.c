@@ -411,6 +411,33 @@ static void test_reasoning(void) {
     CHECK(strstr(msg, "reasoning_end.len = 100") != NULL);
 }
 
+/* A model name a per-model profile matches: SmolLM2's shorter halt span halts the sentence
+ * loop a copy sooner; an unknown name changes nothing; a name too long is named. */
+static void test_model_profile(void) {
+    lg_stream_config c;
+    OK(lg_stream_config_init(&c));
+    lg_stream *plain = NULL, *smol = NULL, *other = NULL;
+    OK(lg_stream_new(&c, &plain));
+    lg_str smollm2 = {"HuggingFaceTB/SmolLM2-135M-Instruct", 35};
+    c.model = smollm2;
+    OK(lg_stream_new(&c, &smol));
+    lg_str unknown = {"some-model-7b", 13};
+    c.model = unknown;
+    OK(lg_stream_new(&c, &other));
+    int a = push_until_halt(plain, 200), b = push_until_halt(smol, 200), o = push_until_halt(other, 200);
+    CHECK(a > 0 && b > 0 && b < a && o == a);
+    char long_name[300];
+    memset(long_name, 'x', sizeof long_name);
+    lg_str too_long = {long_name, sizeof long_name};
+    c.model = too_long;
+    char msg[128];
+    CHECK(lg_stream_config_validate(&c, msg, sizeof msg) == LG_ERR_CONFIG);
+    CHECK(strstr(msg, "model.len = 300") != NULL);
+    lg_stream_free(plain);
+    lg_stream_free(smol);
+    lg_stream_free(other);
+}
+
 int main(void) {
     test_version_and_status();
     test_config();
@@ -420,6 +447,7 @@ int main(void) {
     test_pool();
     test_speculative();
     test_reasoning();
+    test_model_profile();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

@@ -188,8 +188,9 @@ class StreamConfig(_Config):
     ``repetition_detection`` (``vllm=(min_pattern_size, max_pattern_size, min_count)``), then
     any field of ``lg_stream_config`` by name, plus ``breakers`` and ``exempt`` pattern lists
     and the reasoning markers (``reasoning_end="</think>"``: a loop inside the reasoning
-    answers ``Action.END_REASONING``, see ``StreamGuard.push``). Validated at construction: a
-    bad field raises ``ConfigError`` naming it."""
+    answers ``Action.END_REASONING``, see ``StreamGuard.push``), and ``model``: a model name
+    that a per-model profile matches (``"SmolLM2-135M-Instruct"``) gets its adjustments.
+    Validated at construction: a bad field raises ``ConfigError`` naming it."""
 
     def __init__(
         self,
@@ -200,6 +201,7 @@ class StreamConfig(_Config):
         exempt: Sequence[str] = (),
         reasoning_start: str = "",
         reasoning_end: str = "",
+        model: str = "",
         **fields,
     ):
         c = _ffi.LgStreamConfig()
@@ -220,7 +222,8 @@ class StreamConfig(_Config):
         c.breakers, c.breakers_len = self._breakers, len(self._keep_b)
         c.exempt, c.exempt_len = self._exempt, len(self._keep_e)
         self._markers = []
-        for name, marker in (("reasoning_start", reasoning_start), ("reasoning_end", reasoning_end)):
+        texts = (("reasoning_start", reasoning_start), ("reasoning_end", reasoning_end), ("model", model))
+        for name, marker in texts:
             if not isinstance(marker, str):
                 raise TypeError(f"{name} must be a str, not {type(marker).__name__}")
             data = marker.encode()

@@ -111,6 +111,7 @@ class LgStreamConfig(Structure):
         ("template_budget", c_uint32),
         ("reasoning_start", LgStr),
         ("reasoning_end", LgStr),
+        ("model", LgStr),
     ]
 
 

@@ -84,7 +84,9 @@ class LlamaGuard:
             except LoopguardError as e:
                 self.error, self.halted = e, True
                 break
-            if action == Action.HALT:
+            # This adapter cannot force a reasoning end marker: asked for one, it stops the
+            # generation as a halt would.
+            if action in (Action.HALT, Action.END_REASONING):
                 self.halted = True
                 break
         self._fed = n

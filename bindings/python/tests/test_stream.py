@@ -288,3 +288,18 @@ def test_a_loop_in_the_thinking_ends_the_thinking():
         lg.StreamConfig(reasoning_start="<think>")
     with pytest.raises(lg.ConfigError, match="reasoning_end"):
         lg.StreamConfig(reasoning_end="x" * 65)
+
+
+def test_a_model_name_selects_its_profile():
+    """SmolLM2's profile halts an exact loop a copy sooner; an unknown model changes nothing."""
+    def halt_at(config):
+        g = lg.StreamGuard(config)
+        block = [(100 + i, f" w{i}") for i in range(8)]
+        for i, (t, p) in enumerate(block * 20):
+            if g.push(t, p) == Action.HALT:
+                return i
+    plain = halt_at(lg.StreamConfig())
+    assert halt_at(lg.StreamConfig(model="SmolLM2-135M-Instruct")) < plain
+    assert halt_at(lg.StreamConfig(model="unknown-model")) == plain
+    with pytest.raises(lg.ConfigError, match="model"):
+        lg.StreamConfig(model="x" * 300)
