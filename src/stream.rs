@@ -278,9 +278,13 @@ impl StreamGuard {
             }
             Mode::Tokens => {}
         }
-        let marked = match self.before_token(piece.unwrap_or_default()) {
-            Ok(marked) => marked,
-            Err(waiting) => return waiting,
+        let marked = if self.reasoning.marked() {
+            match self.before_token(piece.unwrap_or_default()) {
+                Ok(marked) => marked,
+                Err(waiting) => return waiting,
+            }
+        } else {
+            None
         };
         let sym = self.engine.pos();
         if piece.is_some() || self.has_text {

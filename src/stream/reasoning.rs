@@ -87,7 +87,7 @@ impl Markers {
 
     /// Where a new stream stands: inside a section when no start marker was given.
     pub fn initial(&self) -> Reasoning {
-        Reasoning::default().with_inside(self.start.is_none())
+        Reasoning(MARKED).with_inside(self.start.is_none())
     }
 
     /// Reads `bytes` from `r`: the new state, and whether an end marker ended in them.
@@ -145,6 +145,8 @@ pub(crate) struct Reasoning(u16);
 const STATE_BITS: u32 = 7;
 const STATE_MASK: u16 = (1 << STATE_BITS) - 1;
 const INSIDE: u16 = 1 << (2 * STATE_BITS);
+/// The guard has markers: the one bit a push without them tests, next to the fields it reads.
+const MARKED: u16 = 1 << (2 * STATE_BITS + 1);
 const _: () = assert!(MAX_MARKER < 1 << STATE_BITS);
 
 impl Reasoning {
@@ -169,7 +171,13 @@ impl Reasoning {
     }
 
     fn with_states(self, start: usize, end: usize) -> Reasoning {
-        Reasoning((self.0 & INSIDE) | start as u16 | (end as u16) << STATE_BITS)
+        Reasoning((self.0 & (INSIDE | MARKED)) | start as u16 | (end as u16) << STATE_BITS)
+    }
+
+    /// The guard follows markers.
+    #[inline]
+    pub fn marked(self) -> bool {
+        self.0 & MARKED != 0
     }
 }
 
@@ -217,7 +225,7 @@ impl StreamGuard {
     /// the guard waits for the end marker, stretches are skipped. Returns the strongest
     /// verdict since the last end of a section (or the halt).
     pub(super) fn read_marked(&mut self, text: &[u8]) -> Verdict {
-        if self.config.inner.reasoning.is_none() {
+        if !self.reasoning.marked() {
             return self.read_stretch(text);
         }
         // The markers are read while the detectors change the guard: held by a second
