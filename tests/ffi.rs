@@ -274,7 +274,15 @@ fn the_c_path_gives_the_rust_verdicts() {
             let mut a = lg_action::LG_ACTION_CONTINUE;
             assert_eq!(lg_stream_push_token(s, id, ptr::null(), 0, &mut a), LG_OK);
             let r = g.push_token(id, None);
-            assert_eq!(a as u8, r.action as u8);
+            // The C values are lg_action's, which only append: not the Rust discriminants.
+            let want = match r.action {
+                loopguard::Action::Continue => lg_action::LG_ACTION_CONTINUE,
+                loopguard::Action::Warn => lg_action::LG_ACTION_WARN,
+                loopguard::Action::Block => lg_action::LG_ACTION_BLOCK,
+                loopguard::Action::EndReasoning => lg_action::LG_ACTION_END_REASONING,
+                loopguard::Action::Halt => lg_action::LG_ACTION_HALT,
+            };
+            assert_eq!(a, want);
             let mut v: lg_verdict = std::mem::zeroed();
             v.struct_size = std::mem::size_of::<lg_verdict>();
             assert_eq!(lg_stream_verdict(s, &mut v), LG_OK);

@@ -106,7 +106,26 @@ impl Markers {
     /// bytes that is (all of them when none does), the state after them, and which marker.
     fn until_marker(&self, r: Reasoning, bytes: &[u8]) -> (usize, Reasoning, Option<Marked>) {
         let (mut s, mut e) = (r.start(), r.end());
-        for (i, &b) in bytes.iter().enumerate() {
+        let mut i = 0;
+        while i < bytes.len() {
+            if s == 0 && e == 0 {
+                // Nothing matched: skip to the next byte a marker begins with (most pieces
+                // hold none). A plain loop: pieces are a few bytes, too short for memchr.
+                let (a, z) = (
+                    self.start
+                        .as_ref()
+                        .map_or(self.end.bytes[0], |m| m.bytes[0]),
+                    self.end.bytes[0],
+                );
+                while i < bytes.len() && bytes[i] != a && bytes[i] != z {
+                    i += 1;
+                }
+                if i == bytes.len() {
+                    break;
+                }
+            }
+            let b = bytes[i];
+            i += 1;
             let mut found = None;
             if let Some(m) = &self.start {
                 let (next, hit) = m.step(s, b);
@@ -122,7 +141,7 @@ impl Markers {
             }
             if let Some(marked) = found {
                 let inside = marked == Marked::Start;
-                return (i + 1, r.with_inside(inside).with_states(s, e), found);
+                return (i, r.with_inside(inside).with_states(s, e), found);
             }
         }
         (bytes.len(), r.with_states(s, e), None)
