@@ -54,6 +54,10 @@ pub const LG_DRAFT_BYTES: usize = 4096;
 pub const LG_MAX_MEMORY: usize = 256;
 /// Bytes of an exported loop memory at most: a buffer this large always fits one.
 pub const LG_MAX_MEMORY_BYTES: usize = 3344;
+// The C constants are the Rust API's, written out for cbindgen.
+const _: () = assert!(LG_MAX_DRAFTS == crate::MAX_DRAFTS && LG_DRAFT_BYTES == crate::DRAFT_BYTES);
+const _: () =
+    assert!(LG_MAX_MEMORY == crate::MAX_MEMORY && LG_MAX_MEMORY_BYTES == crate::MAX_MEMORY_BYTES);
 
 /// What a call returned. Values are only ever appended.
 #[repr(C)]
@@ -439,11 +443,6 @@ impl Fail {
 
 /// A rollback that could not be made: the argument at fault is always `n`.
 fn rollback_fail(e: crate::RollbackError) -> Fail {
-    const _: () =
-        assert!(LG_MAX_DRAFTS == crate::MAX_DRAFTS && LG_DRAFT_BYTES == crate::DRAFT_BYTES);
-    const _: () = assert!(
-        LG_MAX_MEMORY == crate::MAX_MEMORY && LG_MAX_MEMORY_BYTES == crate::MAX_MEMORY_BYTES
-    );
     Fail::new(LG_ERR_INVALID_ARGUMENT, e.to_string())
 }
 
@@ -873,14 +872,7 @@ unsafe fn strings(ptr: *const lg_str, len: usize, field: &str) -> Result<Vec<Str
     items
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            let bytes = slice(s.ptr as *const u8, s.len).map_err(|e| match e {
-                LG_ERR_NULL => invalid(format!("{field}[{i}].ptr is NULL with len = {}", s.len)),
-                _ => invalid(format!("{field}[{i}].len = {}: over PTRDIFF_MAX", s.len)),
-            })?;
-            String::from_utf8(bytes.to_vec())
-                .map_err(|_| invalid(format!("{field}[{i}] is not UTF-8")))
-        })
+        .map(|(i, &s)| text(s, &format!("{field}[{i}]"), usize::MAX))
         .collect()
 }
 
