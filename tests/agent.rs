@@ -354,24 +354,45 @@ fn messages_thoughts_and_state() {
     let actions: Vec<Action> = (0..3).map(|_| g.assistant(m).action).collect();
     assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
     assert_eq!(g.verdict().kind, AgentLoopKind::IdenticalMessages);
-    // Paraphrases share their topic words: with the same call each time, a loop.
+    // Paraphrases share their topic words. With the same content written again and again
+    // into new files, a loop: a write that repeats one adds nothing, whatever it prints.
     let thoughts = [
         "I need to check whether the config file exists before I edit it",
         "Let me check if the config file exists, then edit it",
         "Check the config file exists before I edit",
     ];
+    let content = "public class Check {\n  public static void main(String[] a) {\n    \
+                   System.out.println(Config.load(\"app.toml\").exists());\n  }\n}\n";
     let mut g = guard();
-    let kinds: Vec<AgentLoopKind> = thoughts
-        .iter()
-        .map(|t| {
+    let kinds: Vec<AgentLoopKind> = (0..3)
+        .map(|i| {
+            // SWE-agent's editor writes into the file it has open, a new one each time.
+            let command = format!("edit 1:1\n{content}end_of_edit");
+            let args = serde_json::json!({ "command": command });
             let v = g
-                .call_with_thought("ls", br#"{"path":"config"}"#, Some(t))
+                .call_with_thought("bash", args.to_string().as_bytes(), Some(thoughts[i]))
                 .clone();
-            g.result(Some(format!("{} entries", t.len()).as_bytes()), None);
+            g.result(
+                Some(format!("[File: Check{i}.java (5 lines total)]").as_bytes()),
+                None,
+            );
             v.kind
         })
         .collect();
     assert_eq!(kinds[2], AgentLoopKind::SemanticRepeat);
+    // The same listing answered with new entries each time (a walk down the directories,
+    // `cd` between the `ls`): the agent is learning, however alike its words.
+    let mut g = guard();
+    for (i, t) in thoughts.iter().enumerate() {
+        let v = g
+            .call_with_thought("bash", br#"{"command":"ls -F"}"#, Some(t))
+            .clone();
+        assert_eq!(v.action, Action::Continue, "{t}: {v:?}");
+        g.result(Some(format!("dir{i}/\nnotes{i}.txt").as_bytes()), None);
+        let cd = format!(r#"{{"command":"cd dir{i}"}}"#);
+        assert_eq!(g.call("bash", cd.as_bytes()).action, Action::Continue);
+        g.result(Some(b""), None);
+    }
     // A goal restated while every action differs is how agents write, not a loop.
     let mut g = guard();
     for (i, t) in thoughts.iter().enumerate() {

@@ -315,6 +315,8 @@ struct CallRec {
     result_len: usize,
     /// The outcome was new to the window: the agent learnt something.
     novel: bool,
+    /// Its result has arrived.
+    answered: bool,
     blocked: bool,
     exempt: bool,
     poller: bool,
@@ -677,6 +679,7 @@ impl AgentGuard {
             error: None,
             result_len: 0,
             novel: false,
+            answered: false,
             blocked: false,
             exempt: policy.is_some_and(|p| p.exempt),
             poller: policy.is_some_and(|p| p.poller),
@@ -763,6 +766,7 @@ impl AgentGuard {
             c.error = err_fp;
             c.result_len = out_len;
             c.novel = novel;
+            c.answered = true;
             c.wrote = wrote;
         }
         if wrote {
@@ -1517,18 +1521,22 @@ impl AgentGuard {
     }
 
     /// Among the calls made since step `since`, one repeats another: the same call (as the
-    /// files then were), or a near duplicate of it.
+    /// files then were), or a near duplicate of it. A write that repeats one writes what was
+    /// written already; any other call repeats only if its result taught nothing new: an
+    /// agent that says the same thing while each `ls` of a walk down the directories lists
+    /// new files is making progress, however alike its words.
     fn actions_repeat(&self, s: &AgentSettings, since: u64) -> bool {
         let lo = self.calls.partition_point(|c| c.step < since);
         (lo..self.calls.len()).any(|j| {
             let c = &self.calls[j];
-            (lo..j).any(|i| {
-                let o = &self.calls[i];
-                o.key == c.key
-                    || (o.tool == c.tool
-                        && !c.sketch.is_empty()
-                        && o.sketch.at_least(&c.sketch, s.near_similarity))
-            })
+            (c.progress || (c.answered && !c.novel))
+                && (lo..j).any(|i| {
+                    let o = &self.calls[i];
+                    o.key == c.key
+                        || (o.tool == c.tool
+                            && !c.sketch.is_empty()
+                            && o.sketch.at_least(&c.sketch, s.near_similarity))
+                })
         })
     }
 
