@@ -43,8 +43,10 @@ struct Simple {
 }
 
 /// The command line in a shell tool's arguments: the `command` (or `cmd`, `script`,
-/// `commands`) member of a JSON object (an array of strings is joined by newlines), a JSON
-/// string, or the arguments themselves when they are not JSON.
+/// `commands`) member of a JSON object, a JSON string, or the arguments themselves when they
+/// are not JSON. An array under `command` or `cmd` is an argv, as Codex sends it
+/// (`["bash", "-lc", "pytest -q"]` runs the script, `["ls", "-la"]` one program); under
+/// `script` or `commands` it is a list of command lines.
 pub(crate) fn command_of(args: &[u8]) -> String {
     #[derive(serde::Deserialize)]
     #[serde(untagged)]
@@ -65,16 +67,55 @@ pub(crate) fn command_of(args: &[u8]) -> String {
         Text(String),
         Object(Args),
     }
-    let line = match serde_json::from_slice::<Shape>(args) {
+    let a = match serde_json::from_slice::<Shape>(args) {
         Ok(Shape::Text(t)) => return t,
-        Ok(Shape::Object(a)) => a.command.or(a.cmd).or(a.script).or(a.commands),
+        Ok(Shape::Object(a)) => a,
         Err(_) => return String::from_utf8_lossy(args).into_owned(),
     };
-    match line {
+    match a.command.or(a.cmd) {
         Some(Line::One(t)) => t,
-        Some(Line::Many(v)) => v.join("\n"),
-        None => String::new(),
+        Some(Line::Many(argv)) => command_line(argv),
+        None => match a.script.or(a.commands) {
+            Some(Line::One(t)) => t,
+            Some(Line::Many(lines)) => lines.join("\n"),
+            None => String::new(),
+        },
     }
+}
+
+/// The command line an argv runs: the script of a shell started with `-c` (`bash -lc
+/// SCRIPT`), or else the words quoted so that the reader sees each as one word.
+fn command_line(mut argv: Vec<String>) -> String {
+    let shell = argv
+        .first()
+        .is_some_and(|p| matches!(basename(p), "bash" | "sh" | "zsh" | "dash" | "ksh"));
+    if shell {
+        // The script follows the first option cluster that holds `c` (`-c`, `-lc`, `-euc`).
+        let flag = argv.iter().skip(1).position(|a| {
+            a.len() > 1 && a.starts_with('-') && !a.starts_with("--") && a[1..].contains('c')
+        });
+        if let Some(script) = flag.map(|k| k + 2).filter(|&k| k < argv.len()) {
+            return argv.swap_remove(script);
+        }
+    }
+    let mut line = String::new();
+    for (i, word) in argv.iter().enumerate() {
+        if i > 0 {
+            line.push(' ');
+        }
+        let plain = !word.is_empty()
+            && word
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+        if plain {
+            line.push_str(word);
+        } else {
+            line.push('\'');
+            line.push_str(&word.replace('\'', "'\\''"));
+            line.push('\'');
+        }
+    }
+    line
 }
 
 /// Reads `command` and says what it does.
@@ -709,5 +750,39 @@ mod tests {
         ] {
             let _ = effect(bad);
         }
+    }
+
+    #[test]
+    fn argv_arrays_are_read_as_codex_sends_them() {
+        let of = |args: &str| effect(&command_of(args.as_bytes()));
+        let h = |p: &str| xxh3_64(p.as_bytes());
+        // A shell started with `-c` runs its script.
+        let heredoc =
+            of(r#"{"command":["bash","-lc","cat > a.py <<'EOF'\nx = 1\nEOF"],"workdir":"/r"}"#);
+        assert!(heredoc.writes);
+        assert_eq!(
+            of(r#"{"command":["/bin/sh","-c","pytest -q"]}"#).program,
+            h("pytest")
+        );
+        assert_eq!(
+            of(r#"{"command":["zsh","-euc","sed -i s/a/b/ f.py"]}"#).program,
+            h("sed")
+        );
+        // Any other argv is one program and its words, each one word whatever it holds.
+        let ls = of(r#"{"command":["ls","-la"]}"#);
+        assert!(!ls.writes);
+        assert_eq!(ls.program, h("ls"));
+        let grep = of(r#"{"command":["grep","-n","it's; rm -rf x","src"]}"#);
+        assert!(!grep.writes, "a pattern is not a command");
+        assert_eq!(grep.program, h("grep"));
+        assert!(
+            of(r#"{"command":["apply_patch","*** Begin Patch\n*** Update File: a.py\n"]}"#).writes
+        );
+        assert!(of(r#"{"cmd":["python3","-c","open('f', 'w').write('x')"]}"#).writes);
+        // A shell with no script left is read as its words; nothing is lost or invented.
+        assert_eq!(of(r#"{"command":["bash","-c"]}"#).program, h("bash"));
+        assert_eq!(of(r#"{"command":[]}"#).program, 0);
+        // `script` and `commands` arrays are command lines.
+        assert!(of(r#"{"commands":["cd src","sed -i s/a/b/ f.py"]}"#).writes);
     }
 }
