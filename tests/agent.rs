@@ -733,6 +733,41 @@ fn shell_writes_are_progress_and_reruns_after_them_are_not_repeats() {
 }
 
 #[test]
+fn a_shell_call_is_its_command_not_its_description() {
+    // Claude Code's `Bash` sends a description written for the user with each command: the
+    // same failing test run under new words is the same call, and warns at the third.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for words in [
+        "Run the tests",
+        "Run the tests again",
+        "Re-run tests to check",
+    ] {
+        let args = serde_json::json!({
+            "command": "pytest tests/test_app.py -q",
+            "description": words,
+            "timeout": 120000,
+        });
+        let err = Some("returncode 1");
+        actions.push(step(&mut g, "Bash", &args.to_string(), "1 failed", err)[0]);
+    }
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
+    // Where it runs is part of the call: the same command in three directories is three calls.
+    let mut g = guard();
+    for dir in ["/repo/a", "/repo/b", "/repo/c"] {
+        let args = serde_json::json!({"command": ["bash", "-lc", "ls"], "workdir": dir});
+        let got = step(
+            &mut g,
+            "shell",
+            &args.to_string(),
+            &format!("{dir}/x"),
+            None,
+        );
+        assert_eq!(got, [Action::Continue; 2], "{dir}");
+    }
+}
+
+#[test]
 fn empty_successes_say_nothing() {
     // Different edits, each printing nothing (wrapped in the harness's markup): not the same
     // result, and no failure streak.

@@ -621,7 +621,7 @@ impl AgentGuard {
         let policy = s.tools.get(tool);
         let no_fields: &[String] = &[];
         let fields = policy.map_or(no_fields, |p| &p.ignored_fields[..]);
-        let d = digest(args, s.canonical_args, [&s.ignored_fields, fields]);
+        let mut d = digest(args, s.canonical_args, [&s.ignored_fields, fields]);
         if !d.valid {
             self.stats.invalid_args += 1;
         }
@@ -629,7 +629,24 @@ impl AgentGuard {
         let shell_tool = policy.is_some_and(|p| p.shell)
             || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool));
         let effect = if shell_tool {
-            shell::effect(&shell::command_of(args))
+            let call = shell::call_of(args);
+            if call.commentary {
+                // A shell call is the command it runs and where. A description written for
+                // the user (Claude Code's `Bash`), a justification or a timeout beside it is
+                // commentary: the same tests run again under new words are the same call.
+                let identity = match call.dir {
+                    Some(dir) => serde_json::json!({"command": call.line, "cwd": dir}),
+                    None => serde_json::json!({ "command": call.line }),
+                };
+                let valid = d.valid;
+                d = digest(
+                    identity.to_string().as_bytes(),
+                    s.canonical_args,
+                    [&s.ignored_fields, fields],
+                );
+                d.valid = valid;
+            }
+            shell::effect(&call.line)
         } else {
             ShellEffect::default()
         };

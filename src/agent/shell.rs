@@ -42,12 +42,22 @@ struct Simple {
     stdin: String,
 }
 
-/// The command line in a shell tool's arguments: the `command` (or `cmd`, `script`,
-/// `commands`) member of a JSON object, a JSON string, or the arguments themselves when they
-/// are not JSON. An array under `command` or `cmd` is an argv, as Codex sends it
-/// (`["bash", "-lc", "pytest -q"]` runs the script, `["ls", "-la"]` one program); under
-/// `script` or `commands` it is a list of command lines.
-pub(crate) fn command_of(args: &[u8]) -> String {
+/// A shell tool's call: the command line it runs and where.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ShellCall {
+    pub line: String,
+    /// The working directory member (`workdir`, `cwd`, `directory`, `working_directory`).
+    pub dir: Option<String>,
+    /// The arguments hold other members too (a description, a justification, a timeout).
+    pub commentary: bool,
+}
+
+/// Reads a shell tool's arguments: the `command` (or `cmd`, `script`, `commands`) member of a
+/// JSON object, a JSON string, or the arguments themselves when they are not JSON. An array
+/// under `command` or `cmd` is an argv, as Codex sends it (`["bash", "-lc", "pytest -q"]`
+/// runs the script, `["ls", "-la"]` one program); under `script` or `commands` it is a list
+/// of command lines.
+pub(crate) fn call_of(args: &[u8]) -> ShellCall {
     #[derive(serde::Deserialize)]
     #[serde(untagged)]
     enum Line {
@@ -60,6 +70,10 @@ pub(crate) fn command_of(args: &[u8]) -> String {
         cmd: Option<Line>,
         script: Option<Line>,
         commands: Option<Line>,
+        #[serde(alias = "cwd", alias = "directory", alias = "working_directory")]
+        workdir: Option<String>,
+        #[serde(flatten)]
+        rest: std::collections::HashMap<String, serde::de::IgnoredAny>,
     }
     #[derive(serde::Deserialize)]
     #[serde(untagged)]
@@ -68,11 +82,21 @@ pub(crate) fn command_of(args: &[u8]) -> String {
         Object(Args),
     }
     let a = match serde_json::from_slice::<Shape>(args) {
-        Ok(Shape::Text(t)) => return t,
+        Ok(Shape::Text(line)) => {
+            return ShellCall {
+                line,
+                ..ShellCall::default()
+            }
+        }
         Ok(Shape::Object(a)) => a,
-        Err(_) => return String::from_utf8_lossy(args).into_owned(),
+        Err(_) => {
+            return ShellCall {
+                line: String::from_utf8_lossy(args).into_owned(),
+                ..ShellCall::default()
+            }
+        }
     };
-    match a.command.or(a.cmd) {
+    let line = match a.command.or(a.cmd) {
         Some(Line::One(t)) => t,
         Some(Line::Many(argv)) => command_line(argv),
         None => match a.script.or(a.commands) {
@@ -80,6 +104,11 @@ pub(crate) fn command_of(args: &[u8]) -> String {
             Some(Line::Many(lines)) => lines.join("\n"),
             None => String::new(),
         },
+    };
+    ShellCall {
+        line,
+        dir: a.workdir,
+        commentary: !a.rest.is_empty(),
     }
 }
 
@@ -754,7 +783,7 @@ mod tests {
 
     #[test]
     fn argv_arrays_are_read_as_codex_sends_them() {
-        let of = |args: &str| effect(&command_of(args.as_bytes()));
+        let of = |args: &str| effect(&call_of(args.as_bytes()).line);
         let h = |p: &str| xxh3_64(p.as_bytes());
         // A shell started with `-c` runs its script.
         let heredoc =
