@@ -5,7 +5,7 @@
 //! warns on.
 //!
 //!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
-//!         [--labels FILE] [--list] [--trace ID] [--memory]
+//!         [--labels FILE] [--list] [--trace ID] [--memory] [--unflagged]
 //!
 //! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
 //! redistributable: read it from there). The labels default to
@@ -14,16 +14,22 @@
 //! `--trace ID` prints one run event by event with the guard's answer to each. `--memory`
 //! gives each run the loop memory exported by the earlier runs of the same task (other models
 //! on the same issue: an agent restarted on a task it failed), and says how the first
-//! warnings moved.
+//! warnings moved. `--unflagged` feeds every result without its error flag, as hosts whose
+//! harness flags no failure do (OpenHands prints the exit status into the output, Codex into
+//! its metadata): the guard must then tell failures from the output alone.
 //!
 //! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
 //! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
 //! harness rejected (`"error": "format_error"`, no command) is a rejection event.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use loopguard::{Action, AgentConfig, AgentGuard, AgentPreset, AgentVerdict};
 use serde_json::Value;
+
+/// `--unflagged`: results are fed without their error flag.
+static UNFLAGGED: AtomicBool = AtomicBool::new(false);
 
 /// Feeds one trajectory; returns the most severe verdict per event.
 fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
@@ -52,7 +58,10 @@ fn run_with_memory(
         let mut worst = g
             .call_with_thought(tool, args.as_bytes(), e["thought"].as_str())
             .clone();
-        let (result, error) = (e["result"].as_str(), e["error"].as_str());
+        let (result, mut error) = (e["result"].as_str(), e["error"].as_str());
+        if UNFLAGGED.load(Ordering::Relaxed) {
+            error = None;
+        }
         if result.is_some() || error.is_some() {
             let v = g.result(result.map(str::as_bytes), error.map(str::as_bytes));
             if v.action > worst.action {
@@ -122,6 +131,7 @@ fn main() {
             "--labels" => labels_path = args.next().unwrap_or_else(|| die("--labels FILE")),
             "--list" => list = true,
             "--memory" => memory = true,
+            "--unflagged" => UNFLAGGED.store(true, Ordering::Relaxed),
             "--trace" => trace = Some(args.next().unwrap_or_else(|| die("--trace ID"))),
             _ => dir = a,
         }

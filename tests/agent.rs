@@ -768,6 +768,38 @@ fn a_shell_call_is_its_command_not_its_description() {
 }
 
 #[test]
+fn an_exit_status_in_the_output_is_a_failure() {
+    // OpenHands prints the status after the output and flags nothing: the same build failure
+    // for three different test filters is one dead end.
+    let mut g = guard();
+    let out = "FAILURE: Build failed with an exception.\n* What went wrong: Could not resolve \
+               org.junit:junit:4.13\n[The command completed with exit code 1.]\n\
+               [Current working directory: /workspace]";
+    let mut last = None;
+    for t in ["FooTest", "BarTest", "BazTest"] {
+        let args = format!(r#"{{"command":"./gradlew test --tests {t}"}}"#);
+        g.call("execute_bash", args.as_bytes());
+        last = Some(g.result(Some(out.as_bytes()), None).clone());
+    }
+    let v = last.unwrap();
+    assert_eq!((v.action, v.kind), (Action::Warn, AgentLoopKind::SameError));
+    // Different failures, told apart by what the output says before the status.
+    let mut g = guard();
+    let failures = [
+        "expected:<3> but was:<2>",
+        "NullPointerException in Parser.next",
+        "timed out after 10 seconds",
+    ];
+    for (t, failure) in ["FooTest", "BarTest", "BazTest"].iter().zip(failures) {
+        let args = format!(r#"{{"command":"./gradlew test --tests {t}"}}"#);
+        g.call("execute_bash", args.as_bytes());
+        let out = format!("{failure}\n[The command completed with exit code 1.]");
+        let v = g.result(Some(out.as_bytes()), None);
+        assert_eq!(v.action, Action::Continue, "{v:?}");
+    }
+}
+
+#[test]
 fn empty_successes_say_nothing() {
     // Different edits, each printing nothing (wrapped in the harness's markup): not the same
     // result, and no failure streak.

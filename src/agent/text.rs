@@ -462,12 +462,15 @@ fn is_arg_byte(b: u8) -> bool {
 /// The line of a shell command's output that reports a failure, when the harness flagged no
 /// error: its first or last line names one (`E: Unable to locate package x`, `error: …`,
 /// `fatal: …`, `…: command not found`, `…: No such file or directory`, `Permission denied`,
-/// a traceback's exception).
+/// a traceback's exception, the shell's own diagnostics, a timeout), or its first line or one of its last three states a non-zero exit
+/// status, as harnesses print it (`<returncode>1</returncode>`, `[The command completed with
+/// exit code 1.]`, `"exit_code": 2`). A status alone is reported as [`EXIT_STATUS`], which
+/// [`failure_fingerprint`] tells apart by the output's ends.
 pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
     let t = trim_ascii(output);
     let first = t.split(|&b| b == b'\n').next().unwrap_or_default();
     let last = t.rsplit(|&b| b == b'\n').next().unwrap_or_default();
-    [first, last].into_iter().map(trim_ascii).find(|line| {
+    let named = [first, last].into_iter().map(trim_ascii).find(|line| {
         const LEADS: &[&[u8]] = &[
             b"E: ",
             b"error:",
@@ -477,12 +480,20 @@ pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
             b"fatal:",
             b"FATAL:",
             b"Traceback",
+            // The shell's own diagnostics (`/bin/bash: line 2: unexpected EOF …`).
+            b"bash: ",
+            b"/bin/bash: ",
+            b"sh: ",
+            b"/bin/sh: ",
+            b"zsh: ",
         ];
         const MARKS: &[&[u8]] = &[
             b": command not found",
             b": No such file or directory",
             b"Permission denied",
             b"Unable to locate package",
+            b"timed out",
+            b"TIMED OUT",
         ];
         LEADS.iter().any(|l| line.starts_with(l))
             || MARKS
@@ -493,6 +504,52 @@ pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
                     .split(|&b| b == b':')
                     .next()
                     .is_some_and(|h| h.ends_with(b"Error") || h.ends_with(b"Exception"))
+    });
+    if named.is_some() {
+        return named;
+    }
+    let mut tail = t.rsplit(|&b| b == b'\n');
+    let last3 = [tail.next(), tail.next(), tail.next()];
+    std::iter::once(first)
+        .chain(last3.into_iter().flatten())
+        .any(states_failed_exit)
+        .then_some(EXIT_STATUS)
+}
+
+/// The error a failure carries when its output states only a non-zero exit status.
+pub(crate) const EXIT_STATUS: &[u8] = b"exit status";
+
+/// The line states a non-zero exit status: a status word (`exit code`, `exit status`,
+/// `exit_code`, `returncode`, `return code`, `exited with code`), at most four bytes of
+/// punctuation or space, then a number other than 0 that no word follows.
+fn states_failed_exit(line: &[u8]) -> bool {
+    const KEYS: &[&[u8]] = &[
+        b"exit code",
+        b"exit status",
+        b"exit_code",
+        b"exitcode",
+        b"returncode",
+        b"return code",
+        b"exited with code",
+    ];
+    let lower: Vec<u8> = line.iter().map(u8::to_ascii_lowercase).collect();
+    KEYS.iter().any(|key| {
+        memchr::memmem::find_iter(&lower, key).any(|at| {
+            let rest = &lower[at + key.len()..];
+            let skip = rest
+                .iter()
+                .take(4)
+                .take_while(|b| {
+                    matches!(b, b' ' | b'\t' | b':' | b'=' | b'"' | b'\'' | b'>' | b'-')
+                })
+                .count();
+            let number = &rest[skip..];
+            let n = number.iter().take_while(|b| b.is_ascii_digit()).count();
+            // A status, not a sentence about one ("exit code 1 means …").
+            let sentence = number.get(n) == Some(&b' ')
+                && number.get(n + 1).is_some_and(u8::is_ascii_alphabetic);
+            n > 0 && number[..n].iter().any(|&d| d != b'0') && !sentence
+        })
     })
 }
 
@@ -759,6 +816,47 @@ mod tests {
         );
         assert!(reported_failure(b"1 passed in 0.2s").is_none());
         assert!(reported_failure(b"the error: is in the docs").is_none());
+        for named in [
+            &b"/bin/bash: line 2: unexpected EOF while looking for matching `''"[..],
+            b"sh: 1: mvn: not found",
+            b"Running tests...\nCommand timed out after 120 seconds",
+        ] {
+            assert!(
+                reported_failure(named).is_some(),
+                "{}",
+                String::from_utf8_lossy(named)
+            );
+        }
+        // `--help` succeeds: a usage message is not a failure.
+        assert!(reported_failure(b"Usage: mvn [options] [<goal(s)>]\n\nOptions:").is_none());
+        // A non-zero exit status, as harnesses print it, first or among the last three lines.
+        for failed in [
+            &b"<returncode>1</returncode>\n<output>\n2 failed, 3 passed\n</output>"[..],
+            b"2 failed, 3 passed\n[The command completed with exit code 1.]\n[Current working \
+              directory: /workspace]\n[Python interpreter: /usr/bin/python]",
+            br#"{"output":"2 failed","metadata":{"exit_code":2,"duration_seconds":0.4}}"#,
+            b"make: *** [all] Killed\nProcess exited with code -9",
+            b"Exit status: 127",
+        ] {
+            let got = reported_failure(failed);
+            assert_eq!(
+                got,
+                Some(EXIT_STATUS),
+                "{}",
+                String::from_utf8_lossy(failed)
+            );
+            assert!(says_only_status(EXIT_STATUS));
+        }
+        for fine in [
+            &b"<returncode>0</returncode>\n<output>\n5 passed\n</output>"[..],
+            b"5 passed\n[The command completed with exit code 0.]",
+            br#"{"output":"ok","metadata":{"exit_code":0}}"#,
+            b"exit code 1 means a test failed (docs, first line)\n\nmore\nmore\nmore\nend",
+            b"the returncode of a process",
+        ] {
+            let got = reported_failure(fine);
+            assert_eq!(got, None, "{}", String::from_utf8_lossy(fine));
+        }
     }
 
     #[test]
