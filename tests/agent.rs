@@ -800,6 +800,55 @@ fn an_exit_status_in_the_output_is_a_failure() {
 }
 
 #[test]
+fn an_editor_view_reads_and_its_edits_write() {
+    // OpenHands' and Anthropic's editor tools: `view` reads, `str_replace` writes.
+    let view = r#"{"command":"view","path":"/repo/src/app.py"}"#;
+    let body = "1\tdef f():\n2\t    return 1";
+    let mut g = guard();
+    let actions: Vec<Action> = (0..3)
+        .map(|_| step(&mut g, "str_replace_editor", view, body, None)[0])
+        .collect();
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
+    // Looking at other files between runs of the same failing test changes nothing: the
+    // failure is the same dead end (were each view a write, it would restart the count).
+    let mut g = guard();
+    let test = r#"{"command":"python -m pytest tests/test_app.py -q"}"#;
+    let mut runs = Vec::new();
+    for file in ["a.py", "b.py", "c.py", "d.py"] {
+        let failed = "FAILED tests/test_app.py::test_f - assert 1 == 2";
+        runs.push(step(&mut g, "execute_bash", test, failed, Some("exit code 1"))[1]);
+        let look = format!(r#"{{"command":"view","path":"/repo/src/{file}"}}"#);
+        step(
+            &mut g,
+            "str_replace_editor",
+            &look,
+            &format!("contents of {file}"),
+            None,
+        );
+    }
+    assert!(runs[3] >= Action::Warn, "{runs:?}");
+    // An edit between the views makes each a fresh look.
+    let mut g = guard();
+    for i in 0..4 {
+        let edit = format!(
+            r#"{{"command":"str_replace","path":"/repo/src/app.py","old_str":"return {i}","new_str":"return {}"}}"#,
+            i + 1
+        );
+        let edited = format!("The file /repo/src/app.py has been edited ({i}).");
+        assert_eq!(
+            step(&mut g, "str_replace_editor", &edit, &edited, None),
+            [Action::Continue; 2]
+        );
+        let now = format!("1\tdef f():\n2\t    return {}", i + 1);
+        assert_eq!(
+            step(&mut g, "str_replace_editor", view, &now, None),
+            [Action::Continue; 2],
+            "view after edit {i}"
+        );
+    }
+}
+
+#[test]
 fn empty_successes_say_nothing() {
     // Different edits, each printing nothing (wrapped in the harness's markup): not the same
     // result, and no failure streak.

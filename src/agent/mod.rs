@@ -37,6 +37,7 @@
 
 mod args;
 mod chant;
+mod editor;
 mod memory;
 mod recovery;
 mod settings;
@@ -653,7 +654,9 @@ impl AgentGuard {
         let progress = effect.writes
             || match policy {
                 Some(p) => p.progress,
-                None => (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool)),
+                None => editor::writes(tool, args).unwrap_or_else(|| {
+                    (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool))
+                }),
             };
         let mut key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
         let memo = key;
