@@ -5,8 +5,8 @@ use std::fmt;
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
 use crate::text::{
-    is_data, is_drawing, is_rule_text, is_word, CharLimits, Event, Numbers, TextFinding, TextState,
-    STARTS, TEXT_RING,
+    is_data, is_drawing, is_filler, is_rule_text, is_word, CharLimits, Event, Numbers, TextFinding,
+    TextState, STARTS, TEXT_RING,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -33,6 +33,11 @@ const LADDER_LINES: u64 = 24;
 /// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a
 /// regex repeated eleven times in a shell script; runs of `0x00,` in a Unicode table).
 const DATA_SPAN_FACTOR: u32 = 4;
+/// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
+/// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
+/// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines never stands
+/// three times in a row.
+const CODE_LINE_COPIES: u32 = 8;
 /// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
 const DRAWING_ROWS: u32 = 48;
 
@@ -640,11 +645,13 @@ impl StreamGuard {
                         if f.span / f.period.max(1) < DRAWING_ROWS {
                             action = Action::Continue;
                         }
-                    } else if is_data(block_from(a, b, from, start)) {
-                        // A block without words — numbers, hex, a regex, base64 — is data,
-                        // and tables of data repeat their values and rows: only a long run
-                        // of it halts, four times the span and one copy more, and it warns
-                        // half way there.
+                    } else if is_data(block_from(a, b, from, start))
+                        || is_filler(block_from(a, b, from, start))
+                    {
+                        // A block without words — numbers, hex, a regex, base64, or only
+                        // `NULL`s — is data, and tables of data repeat their values and rows:
+                        // only a long run of it halts, four times the span and one copy more,
+                        // and it warns half way there.
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
                         let span = DATA_SPAN_FACTOR * s.halt_span.max(16);
@@ -655,6 +662,14 @@ impl StreamGuard {
                         } else {
                             Action::Continue
                         };
+                    } else if self.text.in_code()
+                        && f.span / f.period.max(1) < CODE_LINE_COPIES
+                        && one_line(block_from(a, b, from, start))
+                    {
+                        // In code, one line written out again is an unrolled loop
+                        // (`point_double(r, r);` five times): people write a few of them,
+                        // a model writes its loop on. It halts from `CODE_LINE_COPIES`.
+                        action = action.min(Action::Warn);
                     }
                 }
             }
@@ -1094,6 +1109,16 @@ fn line_prefix(sym: u64, line_sym: u32) -> bool {
 }
 
 /// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
+/// The block is one whole line: it holds one line break. (A repetition inside a line, with
+/// none, is judged by the line's length: see `within_a_code_line`.)
+fn one_line(parts: [&[u8]; 2]) -> bool {
+    parts
+        .iter()
+        .map(|p| memchr::memchr_iter(b'\n', p).count())
+        .sum::<usize>()
+        == 1
+}
+
 fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8]; 2] {
     let skip = (start - from) as usize;
     if skip <= a.len() {

@@ -395,6 +395,11 @@ impl Structure {
         if c.digits > c.letters && c.digits >= 4 {
             return LineKind::Data;
         }
+        // A preprocessor directive (`#define NAME 0x11`, `#include`, `#ifdef`): `#` and a
+        // word at once, where a markdown heading has a space.
+        if matches!(lead, [b'#', b'a'..=b'z', ..]) {
+            return LineKind::Code;
+        }
         // Code: a line that ends a statement or opens or closes a block, or with at least
         // three brackets and operators making one in eight of its visible bytes; an indented
         // line in a run of code.

@@ -1247,6 +1247,50 @@ pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
     any_digit && !is_word(longest, hex, digit)
 }
 
+/// The text is filler: its words are all literal constants (`NULL`, `nullptr`, `None`, `nil`,
+/// `true`, `false`, `undefined`), among digits and punctuation: a table's empty slots
+/// (`NULL,` seventy-five times in numpy's API table) say as little as zeros do.
+pub(crate) fn is_filler(parts: [&[u8]; 2]) -> bool {
+    const LITERALS: &[&[u8]] = &[
+        b"NULL",
+        b"null",
+        b"nullptr",
+        b"nil",
+        b"None",
+        b"true",
+        b"false",
+        b"True",
+        b"False",
+        b"undefined",
+    ];
+    let mut word = [0u8; 16];
+    let (mut len, mut words) = (0usize, 0usize);
+    for c in parts[0]
+        .iter()
+        .chain(parts[1])
+        .copied()
+        .chain(std::iter::once(b' '))
+    {
+        if c >= 0x80 {
+            return false;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            if len == word.len() {
+                return false;
+            }
+            word[len] = c;
+            len += 1;
+        } else if len > 0 {
+            if !LITERALS.contains(&&word[..len]) {
+                return false;
+            }
+            words += 1;
+            len = 0;
+        }
+    }
+    words > 0
+}
+
 /// The text is a drawing: rows of spaces and punctuation, at least one line break and no
 /// letter or digit (ASCII art, a chart's axis and bars, a table's frame).
 pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {

@@ -346,6 +346,59 @@ fn a_repetition_inside_a_code_line_halts_only_past_human_line_lengths() {
     }
 }
 
+/// An unrolled loop (one line of code written out a few times), a table's `NULL` slots and
+/// a preprocessor table of versions are how people write C; a line a model writes on and on
+/// halts, from `CODE_LINE_COPIES` (8) copies, and slots as data do (four times the span).
+#[test]
+fn unrolled_lines_null_slots_and_directives_are_human_c() {
+    let body = |line: &str, n: usize| {
+        format!(
+            "static void point_mul(P256_POINT *r, const BN_ULONG p_scalar[P256_LIMBS]) {{\n  \
+             crypto_word_t wvalue = p_str[index];\n  copy_conditional(h.Y, tmp, wvalue & 1);\n{}  \
+             ecp_nistz256_point_add(r, r, &h);\n}}\n",
+            format!("  {line}\n").repeat(n)
+        )
+    };
+    let slots = format!(
+        "void *PyArray_API[] = {{\n        (void *) &PyArray_Type,\n        (void *) \
+         NpyString_pack,\n{}}};\n",
+        "\tNULL,\n".repeat(30)
+    );
+    let versions: String = (0..24)
+        .map(|k| {
+            format!(
+                "#define NPY_{}_{}_API_VERSION 0x{:08x}\n",
+                1 + k / 10,
+                k % 10,
+                11 + k * 2 / 3
+            )
+        })
+        .collect();
+    let human = [body("ecp_nistz256_point_double(r, r);", 5), slots, versions];
+    for text in &human {
+        for s in presets() {
+            let got = halts(&s, text).map(|h| h.map(|(_, v)| v));
+            assert_eq!(got, [None, None], "{:.80}", text);
+        }
+    }
+    // The same line on and on halts, by its eighth copy at the latest (the line it halts in
+    // counts from the body's first three lines); slots written on and on halt as data does,
+    // past four times the span.
+    let runaway = body("str[len] = 0; // to avoid undefined behavior", 40);
+    for s in presets() {
+        for (way, h) in halts(&s, &runaway).iter().enumerate() {
+            let (line, v) = h.unwrap_or_else(|| panic!("way {way} did not halt"));
+            assert!(line <= 3 + 8, "way {way} halted at line {line}: {v:?}");
+        }
+    }
+    let slots = format!("void *API[] = {{\n{}", "\tNULL,\n".repeat(400));
+    for s in presets() {
+        for (way, h) in halts(&s, &slots).iter().enumerate() {
+            assert!(h.is_some(), "way {way} did not halt on 400 NULL slots");
+        }
+    }
+}
+
 /// Rows of a drawing (a chart's axis and bars, no letter or digit) repeat by design: a chart
 /// as tall as people draw them does not halt.
 #[test]
