@@ -6,6 +6,7 @@
 //!
 //!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
 //!         [--labels FILE] [--list] [--trace ID] [--memory] [--unflagged]
+//!         [--host claude|codex|openhands]
 //!
 //! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
 //! redistributable: read it from there). The labels default to
@@ -16,7 +17,13 @@
 //! on the same issue: an agent restarted on a task it failed), and says how the first
 //! warnings moved. `--unflagged` feeds every result without its error flag, as hosts whose
 //! harness flags no failure do (OpenHands prints the exit status into the output, Codex into
-//! its metadata): the guard must then tell failures from the output alone.
+//! its metadata): the guard must then tell failures from the output alone. `--host NAME` feeds
+//! each event shaped as another harness sends it, to check that the guard's answers do not
+//! depend on the shape: `claude` (tool `Bash`, a `description` beside the command: the
+//! thought's first words), `codex` (tool `shell`, the command as `["bash", "-lc", COMMAND]`
+//! with a `workdir`, the output in JSON with its exit code and a duration, no error flag) and
+//! `openhands` (tool `execute_bash`, the exit code and working directory printed after the
+//! output, no error flag).
 //!
 //! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
 //! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
@@ -30,6 +37,58 @@ use serde_json::Value;
 
 /// `--unflagged`: results are fed without their error flag.
 static UNFLAGGED: AtomicBool = AtomicBool::new(false);
+
+/// `--host`: the harness whose shape events are given (`None`: as recorded).
+static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// One event's call and result as `host` sends them: (tool, arguments, result, error).
+fn shaped(host: &str, step: usize, e: &Value) -> (String, String, Option<String>, Option<String>) {
+    let command = e["args"]["command"].as_str().unwrap_or("").to_string();
+    let (result, error) = (e["result"].as_str(), e["error"].as_str());
+    let status = i32::from(error.is_some());
+    let out = result.unwrap_or("").to_string();
+    match host {
+        "claude" => {
+            let words: String = e["thought"]
+                .as_str()
+                .unwrap_or("Run a command")
+                .chars()
+                .take(60)
+                .collect();
+            let args =
+                serde_json::json!({"command": command, "description": words, "timeout": 120000});
+            (
+                "Bash".into(),
+                args.to_string(),
+                result.map(String::from),
+                error.map(String::from),
+            )
+        }
+        "codex" => {
+            let args = serde_json::json!({"command": ["bash", "-lc", command], "workdir": "/repo"});
+            // A duration that differs every time, as a real one does.
+            let seconds = 0.1 + (step % 7) as f64 * 0.37;
+            let output = serde_json::json!({
+                "output": out,
+                "metadata": {"exit_code": status, "duration_seconds": seconds},
+            });
+            (
+                "shell".into(),
+                args.to_string(),
+                Some(output.to_string()),
+                None,
+            )
+        }
+        "openhands" => {
+            let args = serde_json::json!({"command": command, "is_input": "false"});
+            let output = format!(
+                "{out}\n[The command completed with exit code {status}.]\n[Current working directory: /workspace]"
+            );
+            ("execute_bash".into(), args.to_string(), Some(output), None)
+        }
+        _ => unreachable!("checked when parsed"),
+    }
+}
 
 /// Feeds one trajectory; returns the most severe verdict per event.
 fn run(config: &AgentConfig, events: &[Value]) -> Vec<AgentVerdict> {
@@ -53,17 +112,26 @@ fn run_with_memory(
             out.push(g.reject().clone());
             continue;
         }
-        let tool = e["tool"].as_str().unwrap_or("");
-        let args = serde_json::to_string(&e["args"]).unwrap();
+        let (tool, args, result, mut error) = match HOST.get() {
+            Some(host) => shaped(host, out.len(), e),
+            None => (
+                e["tool"].as_str().unwrap_or("").to_string(),
+                serde_json::to_string(&e["args"]).unwrap(),
+                e["result"].as_str().map(String::from),
+                e["error"].as_str().map(String::from),
+            ),
+        };
         let mut worst = g
-            .call_with_thought(tool, args.as_bytes(), e["thought"].as_str())
+            .call_with_thought(&tool, args.as_bytes(), e["thought"].as_str())
             .clone();
-        let (result, mut error) = (e["result"].as_str(), e["error"].as_str());
         if UNFLAGGED.load(Ordering::Relaxed) {
             error = None;
         }
         if result.is_some() || error.is_some() {
-            let v = g.result(result.map(str::as_bytes), error.map(str::as_bytes));
+            let v = g.result(
+                result.as_deref().map(str::as_bytes),
+                error.as_deref().map(str::as_bytes),
+            );
             if v.action > worst.action {
                 worst = v.clone();
             }
@@ -132,6 +200,15 @@ fn main() {
             "--list" => list = true,
             "--memory" => memory = true,
             "--unflagged" => UNFLAGGED.store(true, Ordering::Relaxed),
+            "--host" => {
+                let name = args.next().unwrap_or_else(|| die("--host NAME"));
+                if !matches!(name.as_str(), "claude" | "codex" | "openhands") {
+                    die(&format!(
+                        "--host: unknown host {name:?} (claude, codex, openhands)"
+                    ));
+                }
+                HOST.set(name).expect("--host given once");
+            }
             "--trace" => trace = Some(args.next().unwrap_or_else(|| die("--trace ID"))),
             _ => dir = a,
         }

@@ -849,6 +849,33 @@ fn an_editor_view_reads_and_its_edits_write() {
 }
 
 #[test]
+fn a_codex_result_envelope_is_opened() {
+    // Codex sends the command as an argv and its result in JSON: an empty listing says
+    // nothing, however its envelope reads.
+    let mut g = guard();
+    for dir in ["src", "tests", "docs", "benches"] {
+        let args = serde_json::json!({"command": ["bash", "-lc", format!("ls {dir}")]});
+        let out = r#"{"output":"","metadata":{"exit_code":0,"duration_seconds":0.1}}"#;
+        assert_eq!(
+            step(&mut g, "shell", &args.to_string(), out, None),
+            [Action::Continue; 2],
+            "{dir}"
+        );
+    }
+    // Its exit code is the failure: the same one for three test filters is one dead end.
+    let mut g = guard();
+    let mut last = Action::Continue;
+    for t in ["FooTest", "BarTest", "BazTest"] {
+        let args =
+            serde_json::json!({"command": ["bash", "-lc", format!("./gradlew test --tests {t}")]});
+        let out = r#"{"output":"Could not resolve org.junit:junit:4.13","metadata":{"exit_code":1,"duration_seconds":2.5}}"#;
+        last = step(&mut g, "shell", &args.to_string(), out, None)[1];
+    }
+    assert_eq!(last, Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
+}
+
+#[test]
 fn empty_successes_say_nothing() {
     // Different edits, each printing nothing (wrapped in the harness's markup): not the same
     // result, and no failure streak.

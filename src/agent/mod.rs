@@ -38,6 +38,7 @@
 mod args;
 mod chant;
 mod editor;
+mod envelope;
 mod memory;
 mod recovery;
 mod settings;
@@ -629,13 +630,14 @@ impl AgentGuard {
         let tool_hash = xxh3_64(tool.as_bytes());
         let shell_tool = policy.is_some_and(|p| p.shell)
             || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool));
-        let effect = if shell_tool {
+        let (effect, shell_line) = if shell_tool {
             let call = shell::call_of(args);
-            if call.commentary {
-                // A shell call is the command it runs and where. A description written for
-                // the user (Claude Code's `Bash`), a justification or a timeout beside it is
-                // commentary: the same tests run again under new words are the same call.
-                let identity = match call.dir {
+            if !call.plain {
+                // A shell call is the command it runs and where, however it is sent (Codex's
+                // argv). A description written for the user (Claude Code's `Bash`), a
+                // justification or a timeout beside it is commentary: the same tests run
+                // again under new words are the same call.
+                let identity = match &call.dir {
                     Some(dir) => serde_json::json!({"command": call.line, "cwd": dir}),
                     None => serde_json::json!({ "command": call.line }),
                 };
@@ -647,9 +649,9 @@ impl AgentGuard {
                 );
                 d.valid = valid;
             }
-            shell::effect(&call.line)
+            (shell::effect(&call.line), Some(call.line))
         } else {
-            ShellEffect::default()
+            (ShellEffect::default(), None)
         };
         let progress = effect.writes
             || match policy {
@@ -709,7 +711,8 @@ impl AgentGuard {
             version: self.version,
             memo,
             shell: shell_tool,
-            args_head: ArgsHead::of(args),
+            // The words an error may echo: the command line's own, not its wrapping.
+            args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
             label,
         });
@@ -746,8 +749,21 @@ impl AgentGuard {
             return self.quiet();
         };
         self.last_tool_ms = self.now_ms;
-        let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
+        // A shell result in a JSON envelope (Codex): its output and exit status are inside.
+        let opened = (self.calls[me].shell)
+            .then(|| output.and_then(envelope::read))
+            .flatten();
         let mut error = error.filter(|e| !text::trim_ascii(e).is_empty());
+        let output = match &opened {
+            Some(e) => {
+                if error.is_none() && e.exit_code.is_some_and(|c| c != 0) {
+                    error = Some(text::EXIT_STATUS);
+                }
+                Some(e.output.as_bytes())
+            }
+            None => output,
+        };
+        let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
         if error.is_none() && self.calls[me].shell {
             // A shell command whose output reports a failure failed, flagged or not.
             error = reported_failure(output.unwrap_or_default());

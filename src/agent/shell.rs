@@ -43,13 +43,15 @@ struct Simple {
 }
 
 /// A shell tool's call: the command line it runs and where.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ShellCall {
     pub line: String,
     /// The working directory member (`workdir`, `cwd`, `directory`, `working_directory`).
     pub dir: Option<String>,
-    /// The arguments hold other members too (a description, a justification, a timeout).
-    pub commentary: bool,
+    /// The arguments are the command line and nothing else: a string, or an object with only
+    /// a string `command` (or `cmd`). Otherwise (an argv, a working directory, a description,
+    /// a timeout beside it) the call is known by its line and directory.
+    pub plain: bool,
 }
 
 /// Reads a shell tool's arguments: the `command` (or `cmd`, `script`, `commands`) member of a
@@ -85,30 +87,39 @@ pub(crate) fn call_of(args: &[u8]) -> ShellCall {
         Ok(Shape::Text(line)) => {
             return ShellCall {
                 line,
-                ..ShellCall::default()
+                dir: None,
+                plain: true,
             }
         }
         Ok(Shape::Object(a)) => a,
         Err(_) => {
             return ShellCall {
                 line: String::from_utf8_lossy(args).into_owned(),
-                ..ShellCall::default()
+                dir: None,
+                plain: true,
             }
         }
     };
+    let mut plain = a.rest.is_empty() && a.workdir.is_none();
     let line = match a.command.or(a.cmd) {
         Some(Line::One(t)) => t,
-        Some(Line::Many(argv)) => command_line(argv),
-        None => match a.script.or(a.commands) {
-            Some(Line::One(t)) => t,
-            Some(Line::Many(lines)) => lines.join("\n"),
-            None => String::new(),
-        },
+        Some(Line::Many(argv)) => {
+            plain = false;
+            command_line(argv)
+        }
+        None => {
+            plain = false;
+            match a.script.or(a.commands) {
+                Some(Line::One(t)) => t,
+                Some(Line::Many(lines)) => lines.join("\n"),
+                None => String::new(),
+            }
+        }
     };
     ShellCall {
         line,
         dir: a.workdir,
-        commentary: !a.rest.is_empty(),
+        plain,
     }
 }
 

@@ -204,28 +204,47 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
-/// An output that says nothing: no letters outside markup tags, or a word of at most three
-/// letters (`ok`). Harnesses wrap even an empty output (`<returncode>0</returncode>
-/// <output></output>`), so the markup does not count. Stops at the first word that says
-/// something, so a long output costs a few bytes.
+/// An output that says nothing: no letters outside markup tags and harness lines, or a word of
+/// at most three letters (`ok`). Harnesses wrap even an empty output (`<returncode>0</returncode>
+/// <output></output>`; OpenHands adds `[The command completed with exit code 0.]` and
+/// `[Current working directory: /workspace]`), so the markup does not count. Stops at the
+/// first word that says something, so a long output costs a few bytes.
 pub(crate) fn says_nothing(output: &[u8]) -> bool {
     let mut letters = 0;
     let mut in_tag = false;
-    for &b in output {
-        match b {
-            b'<' => in_tag = true,
-            b'>' if in_tag => in_tag = false,
-            _ if in_tag => {}
-            _ if b.is_ascii_alphabetic() || b >= 0x80 => {
-                letters += 1;
-                if letters > 3 {
-                    return false;
+    for line in output.split(|&b| b == b'\n') {
+        if harness_line(line) {
+            continue;
+        }
+        for &b in line {
+            match b {
+                b'<' => in_tag = true,
+                b'>' if in_tag => in_tag = false,
+                _ if in_tag => {}
+                _ if b.is_ascii_alphabetic() || b >= 0x80 => {
+                    letters += 1;
+                    if letters > 3 {
+                        return false;
+                    }
                 }
+                _ => {}
             }
-            _ => {}
         }
     }
     true
+}
+
+/// A line a harness adds to every output: in brackets, naming the exit code, the working
+/// directory or the interpreter.
+fn harness_line(line: &[u8]) -> bool {
+    let t = trim_ascii(line);
+    if t.len() < 2 || t[0] != b'[' || t[t.len() - 1] != b']' {
+        return false;
+    }
+    let lower: Vec<u8> = t.iter().map(u8::to_ascii_lowercase).collect();
+    [&b"exit code"[..], b"working directory", b"interpreter"]
+        .iter()
+        .any(|k| memchr::memmem::find(&lower, k).is_some())
 }
 
 /// The fingerprint of a failure: its error message's, with the output's when the message
@@ -867,6 +886,8 @@ mod tests {
             "ok",
             "<returncode>0</returncode>\n<output>\n</output>",
             "0",
+            "\n[The command completed with exit code 0.]\n[Current working directory: /workspace]\n\
+             [Python interpreter: /usr/bin/python]",
         ] {
             assert!(says_nothing(quiet.as_bytes()), "{quiet:?}");
         }
@@ -875,6 +896,8 @@ mod tests {
             "<output>hello</output>",
             "1 passed",
             "[File: a.py (1 lines total)]",
+            "['alice', 'bob']",
+            "done\n[The command completed with exit code 0.]",
         ] {
             assert!(!says_nothing(said.as_bytes()), "{said:?}");
         }
