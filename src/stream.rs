@@ -1108,7 +1108,6 @@ fn line_prefix(sym: u64, line_sym: u32) -> bool {
     (sym as u32).wrapping_sub(line_sym) < LINE_PREFIX
 }
 
-/// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
 /// The block is one whole line: it holds one line break. (A repetition inside a line, with
 /// none, is judged by the line's length: see `within_a_code_line`.)
 fn one_line(parts: [&[u8]; 2]) -> bool {
@@ -1119,6 +1118,7 @@ fn one_line(parts: [&[u8]; 2]) -> bool {
         == 1
 }
 
+/// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
 fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8]; 2] {
     let skip = (start - from) as usize;
     if skip <= a.len() {
