@@ -35,8 +35,8 @@ const LADDER_LINES: u64 = 24;
 const DATA_SPAN_FACTOR: u32 = 4;
 /// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
 /// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
-/// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines never stands
-/// three times in a row.
+/// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines with a word
+/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`).
 const CODE_LINE_COPIES: u32 = 8;
 /// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
 const DRAWING_ROWS: u32 = 48;
