@@ -754,19 +754,16 @@ impl AgentGuard {
             .then(|| output.and_then(envelope::read))
             .flatten();
         let mut error = error.filter(|e| !text::trim_ascii(e).is_empty());
-        let output = match &opened {
-            Some(e) => {
-                if error.is_none() && e.exit_code.is_some_and(|c| c != 0) {
-                    error = Some(text::EXIT_STATUS);
-                }
-                Some(e.output.as_bytes())
-            }
-            None => output,
-        };
+        let failed_exit = (opened.as_ref()).is_some_and(|e| e.exit_code.is_some_and(|c| c != 0));
+        let output = opened
+            .as_ref()
+            .map_or(output, |e| Some(e.output.as_bytes()));
         let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
         if error.is_none() && self.calls[me].shell {
-            // A shell command whose output reports a failure failed, flagged or not.
-            error = reported_failure(output.unwrap_or_default());
+            // A shell command whose output reports a failure failed, flagged or not; the line
+            // that names it says more than the envelope's exit code.
+            error = reported_failure(output.unwrap_or_default())
+                .or(failed_exit.then_some(text::EXIT_STATUS));
         }
         // A failure that says nothing but its exit status, with nothing printed (`grep`
         // finding no match), is no more evidence than an empty success.
