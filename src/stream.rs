@@ -628,6 +628,7 @@ impl StreamGuard {
                 // Three bytes more, so that a character the block begins inside is whole once.
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
+                    let block = block_from(a, b, from, start);
                     if is_rule_text([a, b]) {
                         // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator run.
                         let limit = self.config.inner.settings.separator_run_halt as u64;
@@ -638,16 +639,14 @@ impl StreamGuard {
                             Action::Continue
                         };
                         kind = LoopKind::CharRun;
-                    } else if is_drawing(block_from(a, b, from, start)) {
+                    } else if is_drawing(block) {
                         // Rows of a drawing (a chart's axis, a frame: no letter or digit)
                         // repeat by design, as many as the picture is tall: only a drawing
                         // taller than a screen halts.
                         if f.span / f.period.max(1) < DRAWING_ROWS {
                             action = Action::Continue;
                         }
-                    } else if is_data(block_from(a, b, from, start))
-                        || is_filler(block_from(a, b, from, start))
-                    {
+                    } else if is_data(block) || is_filler(block) {
                         // A block without words — numbers, hex, a regex, base64, or only
                         // `NULL`s — is data, and tables of data repeat their values and rows:
                         // only a long run of it halts, four times the span and one copy more,
@@ -664,7 +663,7 @@ impl StreamGuard {
                         };
                     } else if self.text.in_code()
                         && f.span / f.period.max(1) < CODE_LINE_COPIES
-                        && one_line(block_from(a, b, from, start))
+                        && one_line(block)
                     {
                         // In code, one line written out again is an unrolled loop
                         // (`point_double(r, r);` five times): people write a few of them,
