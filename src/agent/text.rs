@@ -241,10 +241,20 @@ fn harness_line(line: &[u8]) -> bool {
     if t.len() < 2 || t[0] != b'[' || t[t.len() - 1] != b']' {
         return false;
     }
-    let lower: Vec<u8> = t.iter().map(u8::to_ascii_lowercase).collect();
     [&b"exit code"[..], b"working directory", b"interpreter"]
         .iter()
-        .any(|k| memchr::memmem::find(&lower, k).is_some())
+        .any(|k| positions_ignoring_case(t, k).next().is_some())
+}
+
+/// Where `needle` (lower case) stands in `hay`, ASCII case ignored.
+fn positions_ignoring_case<'a>(
+    hay: &'a [u8],
+    needle: &'a [u8],
+) -> impl Iterator<Item = usize> + 'a {
+    hay.windows(needle.len())
+        .enumerate()
+        .filter(move |(_, w)| w.eq_ignore_ascii_case(needle))
+        .map(|(i, _)| i)
 }
 
 /// The fingerprint of a failure: its error message's, with the output's when the message
@@ -551,10 +561,9 @@ fn states_failed_exit(line: &[u8]) -> bool {
         b"return code",
         b"exited with code",
     ];
-    let lower: Vec<u8> = line.iter().map(u8::to_ascii_lowercase).collect();
     KEYS.iter().any(|key| {
-        memchr::memmem::find_iter(&lower, key).any(|at| {
-            let rest = &lower[at + key.len()..];
+        positions_ignoring_case(line, key).any(|at| {
+            let rest = &line[at + key.len()..];
             let skip = rest
                 .iter()
                 .take(4)
