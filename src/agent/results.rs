@@ -1,0 +1,189 @@
+//! The detectors that read what a call returned: no progress, the same error again (whatever
+//! the arguments, or alternating), failure streaks and the same result for other arguments.
+
+use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason};
+use crate::Action;
+
+impl AgentGuard {
+    pub(super) fn no_progress(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let run = self.runs[1] as usize;
+        if run == 0 || (s.no_progress.is_off() && s.failing_repeats.is_off()) {
+            return;
+        }
+        let calls: Vec<usize> = (me - run..=me).collect();
+        let (_, distinct) = outcomes(calls.iter().map(|&i| &self.calls[i]));
+        if distinct || calls.iter().any(|&i| self.calls[i].outcome.is_none()) {
+            return;
+        }
+        let count = calls.len() as u32;
+        let failing = self.calls[me].error.is_some();
+        let (t, reason) = if failing && !s.failing_repeats.is_off() {
+            (s.failing_repeats, Reason::RepeatedFailure)
+        } else {
+            (s.no_progress, Reason::NoProgress)
+        };
+        let a = t.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(AgentLoopKind::NoProgress, a, reason, count, t.warn.max(1));
+            f.period = 1;
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    /// Window indexes of calls to `tool` since the failure epoch that failed with `fp`, oldest
+    /// first; `me` is included when `with_me`.
+    pub(super) fn errors_like(
+        &self,
+        s: &AgentSettings,
+        me: usize,
+        tool: u64,
+        fp: u64,
+        with_me: bool,
+    ) -> Vec<usize> {
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let end = if with_me { me + 1 } else { me };
+        // The streak ends at the tool's last success: a tool that works is not a dead end.
+        let lo = (lo..end)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
+        (lo..end)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error == Some(fp) && c.step >= self.failure_epoch
+            })
+            .collect()
+    }
+
+    /// Call `i` is to `tool` and returned without an error.
+    pub(super) fn succeeded(&self, i: usize, tool: u64) -> bool {
+        let c = &self.calls[i];
+        c.tool == tool && c.outcome.is_some() && c.error.is_none()
+    }
+
+    /// The failed calls of call `me`'s tool, oldest first, since its last success within the
+    /// error window (and since the last write).
+    pub(super) fn failures_since_success(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let tool = self.calls[me].tool;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let lo = (lo..me)
+            .rev()
+            .find(|&i| self.succeeded(i, tool))
+            .map_or(lo, |i| i + 1);
+        (lo..=me)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.tool == tool && c.error.is_some() && c.step >= self.failure_epoch
+            })
+            .collect()
+    }
+
+    pub(super) fn same_error(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.same_error.is_off() {
+            return;
+        }
+        let c = &self.calls[me];
+        let calls = self.errors_like(s, me, c.tool, c.error.expect("an error"), true);
+        let count = calls.len() as u32;
+        let a = s.same_error.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::SameError,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                s.same_error.warn,
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    /// The tool has failed at every call since its last success (and the last write), whatever
+    /// the errors: trying one variant after another of something that cannot work here.
+    pub(super) fn failure_streak(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let t = s.failure_streak;
+        if t.is_off() {
+            return;
+        }
+        let calls = self.failures_since_success(s, me);
+        let count = calls.len() as u32;
+        // The arguments differ: the failures are evidence of a dead end, not of no progress
+        // on one call, so this rule warns at most unless told otherwise.
+        let a = t.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::FailureStreak,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                t.warn.max(1),
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+
+    pub(super) fn whack_a_mole(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.whack_a_mole.is_off() {
+            return;
+        }
+        // Newest first.
+        let mut errors = self.failures_since_success(s, me);
+        errors.reverse();
+        let fp = |j: usize| self.calls[errors[j]].error;
+        if errors.len() < 2 || fp(0) == fp(1) {
+            return;
+        }
+        let mut n = 2;
+        while n < errors.len() && fp(n) == fp(n - 2) {
+            n += 1;
+        }
+        let count = n as u32;
+        let a = s.whack_a_mole.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::WhackAMole,
+                a,
+                Reason::RepeatedFailure,
+                count,
+                s.whack_a_mole.warn,
+            );
+            f.period = 2;
+            f.calls = errors[..n].iter().rev().copied().collect();
+            found.push(f);
+        }
+    }
+
+    pub(super) fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let c = &self.calls[me];
+        if s.same_result.is_off()
+            || c.outcome.is_none()
+            || c.result_len < s.same_result_min_len as usize
+        {
+            return;
+        }
+        let lo = (me + 1).saturating_sub(s.near_window as usize);
+        let mut calls: Vec<usize> = (lo..me)
+            .filter(|&i| {
+                let o = &self.calls[i];
+                o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
+            })
+            .collect();
+        calls.push(me);
+        let count = calls.len() as u32;
+        let a = s.same_result.action(count);
+        if a > Action::Continue {
+            let mut f = Finding::new(
+                AgentLoopKind::SameResult,
+                a,
+                Reason::NoProgress,
+                count,
+                s.same_result.warn,
+            );
+            f.calls = calls;
+            found.push(f);
+        }
+    }
+}
