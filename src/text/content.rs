@@ -1,0 +1,236 @@
+//! What a repeated stretch of text is made of: words, data, filler, a drawing, a rule. A loop
+//! of each is judged differently (data and filler repeat by design, a drawing or a rule is
+//! as wide as a screen).
+
+use super::{CLASS, LETTER, SEPARATOR};
+
+/// `unit` (its bytes newest first) is white space (ASCII, or one Unicode space such as the
+/// no-break space of laid-out HTML), ASCII rule punctuation, or one character drawn for rules
+/// and bullets: dashes, bullets, box drawing, block elements, geometric shapes.
+pub(super) fn is_rule(unit: &[u8]) -> bool {
+    if unit.iter().all(|&b| CLASS[b as usize] & SEPARATOR != 0) {
+        return true;
+    }
+    // A run is seen at any byte, so the unit is some rotation of the character.
+    let n = unit.len();
+    (0..n).any(|r| {
+        let mut bytes = [0u8; 4];
+        for (k, d) in bytes[..n].iter_mut().enumerate() {
+            *d = unit[(n - 1 + n - k + r) % n];
+        }
+        let Ok(s) = std::str::from_utf8(&bytes[..n]) else {
+            return false;
+        };
+        // One character, or two (a unit of four bytes holds two no-break spaces).
+        s.chars().all(|c| {
+            c.is_whitespace()
+                || matches!(c as u32,
+                0x00B7 | 0x2010..=0x2015 | 0x2022 | 0x2026 | 0x2043 | 0x2500..=0x25FF
+                    | 0x2E3A | 0x2E3B | 0x30FC | 0xFF0D | 0xFF3F)
+        })
+    })
+}
+
+/// Bytes of drawn rule characters in a row (`-=-=-=`, `━━━`), on one line, that halt: wider
+/// than any line of a text laid out for reading.
+pub(super) const RULE_LINE: u32 = 512;
+
+/// How much longer than `char_run_halt` a run of a data unit (see [`is_data_unit`]) must be
+/// to halt.
+pub(super) const DATA_RUN_FACTOR: u32 = 4;
+
+/// A character-run unit that is data: digits with escape or delimiter characters (`\x00`,
+/// `0, `).
+pub(super) fn is_data_unit(unit: &[u8]) -> bool {
+    // A digit alone repeated (`000000`) is a run like any other; a value with its delimiter
+    // or escape (`\x00`, `0, `) is data.
+    unit.iter().any(u8::is_ascii_digit)
+        && unit.iter().any(|&b| !b.is_ascii_digit())
+        && unit
+            .iter()
+            .all(|&b| b.is_ascii_digit() || matches!(b, b'\\' | b'x' | b'X' | b',' | b' ' | b'.'))
+}
+
+/// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
+/// letter.
+pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
+    let mut letters = false;
+    for &c in parts[0].iter().chain(parts[1]) {
+        match CLASS[c as usize] {
+            LETTER => letters = true,
+            _ if c == b' ' => {}
+            _ => return false,
+        }
+    }
+    letters
+}
+
+/// The text is data: it has a digit and holds no word, a word being three letters in a row in
+/// a token that is not a number (a number has a digit and hex digits only, after an optional
+/// `0x`). So numbers, hex, base64, regular expressions with digits and `0x0, 0x0` are data;
+/// `sha256`, `n.mul` and `# #` are not. Bytes of multi-byte characters are letters.
+pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
+    // The current token: its longest run of letters, the current run, whether it is hex
+    // only, whether it has a digit. Data has a digit somewhere (`# # #` is not data).
+    let (mut longest, mut run, mut hex, mut digit) = (0u32, 0u32, true, false);
+    let mut any_digit = false;
+    let is_word = |longest: u32, hex: bool, digit: bool| longest >= 3 && !(hex && digit);
+    for &c in parts[0].iter().chain(parts[1]) {
+        if c.is_ascii_digit() {
+            (run, digit, any_digit) = (0, true, true);
+        } else if c.is_ascii_alphabetic() || c >= 0x80 {
+            run += 1;
+            longest = longest.max(run);
+            hex &= c.is_ascii_hexdigit() || ((c | 0x20) == b'x' && digit);
+        } else {
+            if is_word(longest, hex, digit) {
+                return false;
+            }
+            (longest, run, hex, digit) = (0, 0, true, false);
+        }
+    }
+    any_digit && !is_word(longest, hex, digit)
+}
+
+/// The text is filler: its words are all literal constants (`NULL`, `nullptr`, `None`, `nil`,
+/// `true`, `false`, `undefined`), among digits and punctuation: a table's empty slots
+/// (`NULL,` seventy-five times in numpy's API table) say as little as zeros do.
+pub(crate) fn is_filler(parts: [&[u8]; 2]) -> bool {
+    const LITERALS: &[&[u8]] = &[
+        b"NULL",
+        b"null",
+        b"nullptr",
+        b"nil",
+        b"None",
+        b"true",
+        b"false",
+        b"True",
+        b"False",
+        b"undefined",
+    ];
+    let mut word = [0u8; 16];
+    let (mut len, mut words) = (0usize, 0usize);
+    for c in parts[0]
+        .iter()
+        .chain(parts[1])
+        .copied()
+        .chain(std::iter::once(b' '))
+    {
+        if c >= 0x80 {
+            return false;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            if len == word.len() {
+                return false;
+            }
+            word[len] = c;
+            len += 1;
+        } else if len > 0 {
+            if !LITERALS.contains(&&word[..len]) {
+                return false;
+            }
+            words += 1;
+            len = 0;
+        }
+    }
+    words > 0
+}
+
+/// The text is a drawing: rows of spaces and punctuation, at least one line break and no
+/// letter or digit (ASCII art, a chart's axis and bars, a table's frame).
+pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
+    let mut rows = false;
+    for &c in parts[0].iter().chain(parts[1]) {
+        if c.is_ascii_alphanumeric() || c >= 0x80 {
+            return false;
+        }
+        rows |= c == b'\n';
+    }
+    rows
+}
+
+/// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
+/// bytes of a character cut at either end are ignored.
+pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
+    if parts.iter().any(|p| memchr::memchr(b'\n', p).is_some()) {
+        return false;
+    }
+    let mut rules = 0;
+    for part in parts {
+        for chunk in part.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                let mut buf = [0u8; 4];
+                let bytes = c.encode_utf8(&mut buf).as_bytes();
+                let mut rev = [0u8; 4];
+                for (d, s) in rev.iter_mut().zip(bytes.iter().rev()) {
+                    *d = *s;
+                }
+                if !is_rule(&rev[..bytes.len()]) {
+                    return false;
+                }
+                rules += 1;
+            }
+        }
+    }
+    rules > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit as `char_finding` sees it: the last `n` bytes of `s`, newest first.
+    fn unit(s: &str, n: usize) -> Vec<u8> {
+        s.as_bytes().iter().rev().take(n).copied().collect()
+    }
+
+    #[test]
+    fn data_has_no_words() {
+        for data in [
+            ", 0x00",
+            "0x0, 0x0},\n\t{0x",
+            "][0-9",
+            "1234567890abcdef",
+            "Y2Nj",
+            "),[\\t\\ ]*(0x[^,]+",
+            ", 0",
+            "3.14, 2e10, -7",
+            "0xdeadbeef",
+        ] {
+            assert!(is_data([data.as_bytes(), &[]]), "{data:?}");
+        }
+        for words in [
+            "let n = n.wrapping_mul(n);",
+            "the cat",
+            "foo(1)",
+            "éàü",
+            "sha256",
+            "facade",
+        ] {
+            assert!(!is_data([words.as_bytes(), &[]]), "{words:?}");
+        }
+    }
+
+    #[test]
+    fn rules_are_recognised_at_any_byte_of_the_character() {
+        for s in [
+            "━━━",
+            "━━━\u{94}"[..9].as_ref(),
+            "——",
+            "••",
+            "--",
+            "  ",
+            "==",
+        ] {
+            let n = s.chars().next().unwrap().len_utf8();
+            for cut in 0..n {
+                let t = &s.as_bytes()[..s.len() - cut];
+                let u: Vec<u8> = t.iter().rev().take(n).copied().collect();
+                assert!(is_rule(&u), "{s:?} cut {cut}");
+            }
+        }
+        assert!(!is_rule(&unit("aaa", 1)));
+        assert!(!is_rule(&unit("ああ", 3)));
+        assert!(!is_rule(&unit("!!", 1)));
+    }
+}

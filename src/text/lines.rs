@@ -1,0 +1,226 @@
+//! Findings on whole lines: blocks of lines repeated with their numbers compared (counter
+//! ladders and counts), templates re-filled sibling after sibling, and names that grow.
+
+use super::{Numbers, TextState, NOTHING_NEW, TEXT_RING};
+use crate::engine::Finding;
+use crate::template::Run;
+use crate::verdict::{Action, LoopKind};
+
+/// Times a chain of names grows (each an earlier one plus a suffix) before a warning, and
+/// before a halt: three names that grow can be a person's naming (`parse`, `parse_int`,
+/// `parse_int_radix`), each growth by a new suffix; a name grown twice in a row by the same
+/// suffix (`to_f_with_c_with_c`), or three times whatever the suffixes, warns; five names
+/// are a loop.
+const GROWTH_WARN: u32 = 3;
+const GROWTH_SAME_WARN: u32 = 2;
+const GROWTH_HALT: u32 = 4;
+/// Copies of a block with a counter in it (`age = 19`, `age = 20`, …) that warn and that halt,
+/// while the copies say nothing new. People write out short counts (a 16-byte seed, the years
+/// of a copyright line, the versions a parser supports) and name something new in longer ones
+/// (a machine's 32 registers); models run theirs to the token limit. The halt is the line
+/// ladder's 24; the warning comes only past the length of counts people write.
+const COUNT_WARN: u32 = 20;
+const COUNT_HALT: u32 = 24;
+/// Copies of a repeated block of lines whose numbers are compared, at most.
+const NUMBER_COPIES: usize = 6;
+
+impl TextState {
+    /// A run of siblings as evidence: a warning at `template_warn` copies, a halt once the
+    /// copies exceed the host's `template_budget`. Its onset is the run's first line (the
+    /// line being ended is the line engine's next).
+    pub(super) fn template_finding(&self, run: Run) -> Finding {
+        let copies = run.copies();
+        let level = if self.template_budget > 0 && copies > self.template_budget {
+            Action::Halt
+        } else if self.template_warn > 0 && copies >= self.template_warn {
+            Action::Warn
+        } else {
+            return Finding::default();
+        };
+        Finding {
+            level,
+            kind: LoopKind::TemplateRunaway,
+            period: run.period,
+            span: run.lines,
+            onset: (self.lines.pos() + 1).saturating_sub(run.lines as u64),
+            confidence: 1.0 - 0.5f32.powi(copies.min(30) as i32 / 2),
+        }
+    }
+
+    /// How the numbers change over the copies of the block of `period` lines that the line
+    /// engine just found repeating, as many as are held (at least three, at most
+    /// `NUMBER_COPIES`); `end` is the byte after the last line. Every step between consecutive
+    /// copies must agree for a ladder. Reads the held bytes: a pass over the copies, once per
+    /// line finding.
+    pub(super) fn numbers(&self, period: u32, copies_found: u32, end: u64) -> Numbers {
+        const MAX: usize = 8;
+        let now = self.lines.pos();
+        let p = period as u64;
+        let wanted = (copies_found as usize).clamp(3, NUMBER_COPIES);
+        if p == 0 || now < wanted as u64 * p {
+            return Numbers::Unknown;
+        }
+        // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp.
+        let mut copies = [[0u64; MAX]; NUMBER_COPIES];
+        let mut counts = [0usize; NUMBER_COPIES];
+        // Per copy, the numbers (bit i for number i) that are parts of a version or an
+        // address: two dots or more (`2.8.23`, `10.0.0.1`).
+        let mut versions = [0u8; NUMBER_COPIES];
+        let mut held = 0;
+        for k in 0..wanted {
+            let kk = k as u64;
+            let from = self.line_byte_before(now - (kk + 1) * p, end);
+            let to = if k == 0 {
+                Some(end)
+            } else {
+                self.line_byte_before(now - kk * p, end)
+            };
+            let (Some(from), Some(to)) = (from, to) else {
+                break;
+            };
+            if to < from || end - from > TEXT_RING as u64 {
+                break;
+            }
+            let (nums, count) = (&mut copies[k], &mut counts[k]);
+            let (mut value, mut in_digits) = (0u64, false);
+            // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the
+            // last byte was a dot right after digits.
+            let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
+            for at in from..to {
+                let b = self.ring[at as usize % TEXT_RING];
+                if b.is_ascii_digit() {
+                    if !in_digits {
+                        if after_dot {
+                            dots += 1;
+                        } else {
+                            if dots >= 2 {
+                                versions[k] |= group;
+                            }
+                            (group, dots) = (0, 0);
+                        }
+                    }
+                    value = value.saturating_mul(10).saturating_add((b - b'0') as u64);
+                    in_digits = true;
+                    after_dot = false;
+                } else {
+                    after_dot = in_digits && b == b'.';
+                    if in_digits {
+                        if *count < MAX {
+                            nums[*count] = value;
+                            group |= 1 << *count;
+                        }
+                        *count += 1;
+                        (value, in_digits) = (0, false);
+                    }
+                }
+            }
+            if in_digits {
+                if *count < MAX {
+                    nums[*count] = value;
+                    group |= 1 << *count;
+                }
+                *count += 1;
+            }
+            if dots >= 2 {
+                versions[k] |= group;
+            }
+            held += 1;
+        }
+        if held < 3 {
+            return Numbers::Unknown;
+        }
+        if counts[..held].iter().any(|&c| c != counts[0]) {
+            return Numbers::Varied;
+        }
+        let n = counts[0].min(MAX);
+        let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
+        let same_step = (1..held - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
+        if !same_step {
+            Numbers::Varied
+        } else if (0..n).all(|i| step(0, i) == 0) {
+            Numbers::Same
+        } else if (0..n).any(|i| step(0, i) != 0 && versions[0] & (1 << i) != 0) {
+            // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
+            // `2.8.23`): its entries name different things, as a table's rows do.
+            Numbers::Varied
+        } else {
+            Numbers::Ladder
+        }
+    }
+
+    /// The newest copy of the repeated block of `period` lines holds at least two lines of
+    /// different shapes, and as many as half its lines.
+    pub(super) fn block_of_shapes(&self, period: u32) -> bool {
+        let p = period.min(16) as usize;
+        let mut shapes = [0u32; 16];
+        let mut distinct = 0;
+        for back in 1..=p as u64 {
+            let Some(h) = self.lines.recent(back) else {
+                return false;
+            };
+            if !shapes[..distinct].contains(&h) {
+                shapes[distinct] = h;
+                distinct += 1;
+            }
+        }
+        distinct >= 2 && 2 * distinct >= p
+    }
+
+    /// Names growing, as the line that just ended (which began at byte `line_start`) leaves
+    /// them: a warning when a chain of names grew `GROWTH_WARN` times, or `GROWTH_SAME_WARN`
+    /// times in a row by one suffix, a halt at `GROWTH_HALT`.
+    pub(super) fn growth_finding(&self, line_start: u64) -> Finding {
+        let g = self.novelty.growth();
+        let (grown, unit, len) = (g.grown, g.unit, g.len);
+        let level = if grown >= GROWTH_HALT && self.lines_halt {
+            Action::Halt
+        } else if (grown >= GROWTH_WARN || g.same >= GROWTH_SAME_WARN) && self.lines_warn {
+            Action::Warn
+        } else {
+            return Finding::default();
+        };
+        Finding {
+            level,
+            kind: LoopKind::GrowingRepeat,
+            period: unit.max(1),
+            span: len,
+            onset: line_start,
+            confidence: 1.0 - 0.5f32.powi(grown as i32),
+        }
+    }
+
+    /// A count, as the bytes read so far leave it: a warning at `COUNT_WARN` copies of the
+    /// block with its counter, a halt at `COUNT_HALT`, while the copies say nothing new: at
+    /// most `NOTHING_NEW` new words among those read since the count was first seen (a
+    /// counter inside a name, `REG_R12`, is a new word every copy).
+    pub(super) fn counter_finding(&mut self) -> Finding {
+        let c = self.counting.count();
+        if c.rungs == 0 {
+            return Finding::default();
+        }
+        if c.onset != self.count_onset {
+            (self.count_onset, self.count_words) = (c.onset, self.novelty.words_read());
+        }
+        if c.rungs < COUNT_WARN || !self.lines_warn {
+            return Finding::default();
+        }
+        let words = self.novelty.words_read().wrapping_sub(self.count_words) as u32;
+        if self.novelty.new_in_last(words) > NOTHING_NEW {
+            return Finding::default();
+        }
+        let level = if c.rungs >= COUNT_HALT && self.lines_halt {
+            Action::Halt
+        } else {
+            Action::Warn
+        };
+        let span = (c.end - c.onset).min(u32::MAX as u64) as u32;
+        Finding {
+            level,
+            kind: LoopKind::CounterLadder,
+            period: (span / c.rungs).max(1),
+            span,
+            onset: c.onset,
+            confidence: 1.0 - 0.5f32.powi((c.rungs / 4) as i32),
+        }
+    }
+}
