@@ -1,0 +1,367 @@
+//! How the detectors' findings become a verdict: each finding judged where it stands (in
+//! code, in data, in a drawing, in markup, in a list), the strongest kept, and the guard's
+//! warning streak, statistics and evidence brought up to date.
+
+use super::{block, block_from, says_nothing_new, text_byte, Mode, StreamGuard};
+use crate::engine::Finding;
+use crate::text::{is_data, is_drawing, is_filler, is_rule_text, is_word, Numbers, TextFinding};
+use crate::verdict::{Action, LoopKind, Unit, Verdict};
+
+/// Lines a counter ladder covers (copies times the lines in a copy) before it halts. The
+/// longest ladders in 3.2 M tokens of human code and documentation (`scripts/code_corpus.py`)
+/// cover 17 lines (macro arms counting to 17, generated getters `get 0()` to `get 15()`).
+const LADDER_LINES: u64 = 24;
+
+/// How much longer than `halt_span` a loop of data (a block without words) must run before it
+/// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a
+/// regex repeated eleven times in a shell script; runs of `0x00,` in a Unicode table).
+const DATA_SPAN_FACTOR: u32 = 4;
+
+/// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
+/// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
+/// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines with a word
+/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`).
+const CODE_LINE_COPIES: u32 = 8;
+
+/// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
+const DRAWING_ROWS: u32 = 48;
+
+impl StreamGuard {
+    /// Turns the detectors' findings into the verdict for symbol `sym`, and records it.
+    #[inline(never)]
+    pub(super) fn decide(&mut self, sym_f: Finding, sym: u64, text: TextFinding) -> Verdict {
+        let now = self.engine.pos();
+        let mut candidates: [Option<Verdict>; 6] = [None; 6];
+        if sym_f.level > Action::Continue {
+            candidates[0] = Some(self.symbol_verdict(sym_f, sym, now));
+        }
+        if text.chars.level > Action::Continue {
+            candidates[1] = Some(self.char_verdict(text.chars, text.chars_in_code_line, sym, now));
+        }
+        if text.lines.level > Action::Continue {
+            candidates[2] = Some(self.line_verdict(&text, sym, now));
+        }
+        if text.growth.level > Action::Continue {
+            candidates[3] = Some(self.char_verdict(
+                text.growth,
+                self.within_a_code_line(Some(text.growth.onset)),
+                sym,
+                now,
+            ));
+        }
+        if text.counter.level > Action::Continue {
+            candidates[4] = Some(self.char_verdict(
+                text.counter,
+                self.within_a_code_line(Some(text.counter.onset)),
+                sym,
+                now,
+            ));
+        }
+        if text.templates.level > Action::Continue {
+            candidates[5] = Some(self.template_verdict(text.templates, sym, now));
+        }
+        // Drop what an exempt pattern excuses; fuse the confidence of the rest.
+        let mut best: Option<Verdict> = None;
+        let mut doubt = 1.0f32;
+        for v in candidates.iter_mut().flatten() {
+            if v.action == Action::Continue || self.is_exempt(v, now) {
+                continue;
+            }
+            doubt *= 1.0 - v.confidence;
+            if best.map_or(true, |b| {
+                (v.action, v.confidence) > (b.action, b.confidence)
+            }) {
+                best = Some(*v);
+            }
+        }
+        let mut v = match best {
+            Some(mut b) => {
+                b.confidence = 1.0 - doubt;
+                b
+            }
+            None => Verdict {
+                at: sym,
+                ..Verdict::default()
+            },
+        };
+        // The ladder: warnings that persist become a halt.
+        if v.action == Action::Warn {
+            self.warn_streak = self.warn_streak.saturating_add(1);
+            let after = self.config.inner.settings.escalate_after;
+            if after > 0 && self.warn_streak >= after {
+                v.action = Action::Halt;
+            }
+        } else if v.action == Action::Continue {
+            self.warn_streak = 0;
+        }
+        v.action = self.reasoning_action(v.action);
+        match v.action {
+            Action::Continue => {}
+            Action::Warn => {
+                self.stats.warnings += 1;
+                self.stats.first_warn_at.get_or_insert(sym);
+                self.capture_evidence(&v, now);
+            }
+            // The stream detectors never block; treat it as the halt it would escalate to.
+            Action::Block | Action::Halt => {
+                self.stats.first_warn_at.get_or_insert(sym);
+                self.stats.halted_at = Some(sym);
+                self.capture_evidence(&v, now);
+            }
+            // Not a halt: the sequence goes on once the reasoning is closed.
+            Action::EndReasoning => {
+                self.stats.first_warn_at.get_or_insert(sym);
+                self.capture_evidence(&v, now);
+            }
+        }
+        self.verdict = v;
+        self.plain &= v.action != Action::Halt;
+        v
+    }
+
+    fn symbol_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+        let mut kind = f.kind;
+        let mut action = f.level;
+        let onset_byte = self.text_byte(f.onset, now);
+        if kind == LoopKind::ExactLoop {
+            if let Some(start) = self.text_byte(now.saturating_sub(f.period as u64), now) {
+                // Three bytes more, so that a character the block begins inside is whole once.
+                let from = start.saturating_sub(3);
+                if let Some((a, b)) = self.text.bytes_from(from) {
+                    let block = block_from(a, b, from, start);
+                    if is_rule_text([a, b]) {
+                        // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator run.
+                        let limit = self.config.inner.settings.separator_run_halt as u64;
+                        let bytes = onset_byte.map_or(0, |o| self.text.bytes - o);
+                        action = if limit > 0 && bytes >= limit {
+                            Action::Halt
+                        } else {
+                            Action::Continue
+                        };
+                        kind = LoopKind::CharRun;
+                    } else if is_drawing(block) {
+                        // Rows of a drawing (a chart's axis, a frame: no letter or digit)
+                        // repeat by design, as many as the picture is tall: only a drawing
+                        // taller than a screen halts.
+                        if f.span / f.period.max(1) < DRAWING_ROWS {
+                            action = Action::Continue;
+                        }
+                    } else if is_data(block) || is_filler(block) {
+                        // A block without words — numbers, hex, a regex, base64, or only
+                        // `NULL`s — is data, and tables of data repeat their values and rows:
+                        // only a long run of it halts, four times the span and one copy more,
+                        // and it warns half way there.
+                        let s = &self.config.inner.settings;
+                        let copies = f.span / f.period.max(1);
+                        let span = DATA_SPAN_FACTOR * s.halt_span.max(16);
+                        action = if f.span >= span && copies > s.halt_copies {
+                            action
+                        } else if f.span >= span / 2 {
+                            action.min(Action::Warn)
+                        } else {
+                            Action::Continue
+                        };
+                    } else if self.text.in_code()
+                        && f.span / f.period.max(1) < CODE_LINE_COPIES
+                        && one_line(block)
+                    {
+                        // In code, one line written out again is an unrolled loop
+                        // (`point_double(r, r);` five times): people write a few of them,
+                        // a model writes its loop on. It halts from `CODE_LINE_COPIES`.
+                        action = action.min(Action::Warn);
+                    }
+                }
+            }
+            if kind == LoopKind::ExactLoop && self.is_word_stutter(f.period, now) {
+                kind = LoopKind::WordStutter;
+            }
+        }
+        if action > Action::Continue && self.within_a_code_line(onset_byte) {
+            action = Action::Continue;
+        }
+        // In structured text (code, markup, tables, fields, `#` lines) blocks recur by
+        // design: a block written twice, one recurring from far back, or a few closing tags
+        // or brackets written three times (`</td></tr></table>`) is not a warning there. A
+        // loop warns once it has what a halt needs: the copies and the span.
+        if action == Action::Warn && (self.text.in_code() || self.text.marked()) {
+            let s = &self.config.inner.settings;
+            if kind == LoopKind::LongRepeat
+                || f.span / f.period.max(1) < s.halt_copies
+                || f.span < s.halt_span
+            {
+                action = Action::Continue;
+            }
+        }
+        Verdict {
+            action,
+            kind,
+            unit: Unit::Symbol,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: f.onset,
+            onset_byte,
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    /// In code, a repetition inside the line being read, while that line is no longer than
+    /// people write lines (`text::CODE_LINE` bytes), is a literal or an expression written so on
+    /// purpose (`"{s}12345{s:#} "` four times, a hundred `f`s in a test string): not yet
+    /// evidence. A model looping inside a line runs it far past any line a person writes.
+    fn within_a_code_line(&self, onset_byte: Option<u64>) -> bool {
+        onset_byte.is_some_and(|o| self.text.within_code_line(o, self.text.bytes))
+    }
+
+    /// A character run, judged where it was found (`in_code_line`): the piece that holds it
+    /// may go on past the end of its line.
+    fn char_verdict(&self, f: Finding, in_code_line: bool, sym: u64, now: u64) -> Verdict {
+        let onset_byte = f.onset;
+        let action = if in_code_line {
+            Action::Continue
+        } else {
+            f.level
+        };
+        self.text_verdict(&f, action, f.kind, Unit::Byte, Some(onset_byte), sym, now)
+    }
+
+    /// A template re-filled: its evidence in lines, from the run's first line.
+    fn template_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
+        let onset_byte = self.text.line_byte(f.onset);
+        self.text_verdict(&f, f.level, f.kind, Unit::Line, onset_byte, sym, now)
+    }
+
+    /// The verdict for a text detector's finding `f` (in `unit`), whose onset is at byte
+    /// `onset_byte` when still known: its symbol is the one that holds that byte.
+    // One call per finding: the finding, what was decided of it, and where it stands.
+    #[allow(clippy::too_many_arguments)]
+    fn text_verdict(
+        &self,
+        f: &Finding,
+        action: Action,
+        kind: LoopKind,
+        unit: Unit,
+        onset_byte: Option<u64>,
+        sym: u64,
+        now: u64,
+    ) -> Verdict {
+        Verdict {
+            action,
+            kind,
+            unit,
+            period: f.period,
+            repeats: f.repeats(),
+            span: f.span,
+            onset: self.text.onset_symbol(onset_byte, now),
+            onset_byte,
+            at: sym,
+            confidence: f.confidence,
+        }
+    }
+
+    fn line_verdict(&self, text: &TextFinding, sym: u64, now: u64) -> Verdict {
+        let f = text.lines;
+        let lines = f.span as u64;
+        // What halts depends on the lines and on how the numbers in the copies change. Prose
+        // lines repeated, their numbers the same or not, halt (`29. Remove the tire…`). In
+        // code, tables, fields and markup, where a token-level loop decides, repeated lines
+        // only warn, but for a counter ladder, which halts once it covers `LADDER_LINES`:
+        // people write out short ones (unrolled tables, macro arms, release links), models
+        // run theirs to the token limit. Numbers that vary otherwise are a table of values or
+        // a list of links.
+        // A one-line ladder whose counter sits in a name (`KEY_F7`, `handler12`) names
+        // something new on each line, as tables of constants do: it halts only once the text
+        // says nothing new. A block of several lines written out again and again with only a
+        // counter changed is not how people write.
+        let ladder = text.lines_numbers == Numbers::Ladder
+            && lines >= LADDER_LINES
+            && (text.lines_block || says_nothing_new(&self.text));
+        let halt = !text.lines_structured || ladder;
+        let mut action = f.level;
+        if action == Action::Halt && !halt {
+            action = Action::Warn;
+        }
+        // `line_halt_copies = 0` turns line halts off, ladders included.
+        let lines_halt = self.config.inner.settings.line_halt_copies > 0;
+        if action == Action::Warn && lines_halt && ladder {
+            action = Action::Halt;
+        }
+        // In structured text a warning too needs more than repetition, which is how such text
+        // is written: a ladder half way to its halt, or lines repeated exactly as often as
+        // prose lines halt.
+        if action == Action::Warn && text.lines_structured {
+            let copies = f.span / f.period.max(1);
+            let evidence = match text.lines_numbers {
+                Numbers::Ladder => lines >= LADDER_LINES / 2,
+                Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
+                Numbers::Varied | Numbers::Unknown => false,
+            };
+            if !evidence {
+                action = Action::Continue;
+            }
+        }
+        let onset_byte = self.text.line_byte(f.onset);
+        let kind = if text.lines_numbers == Numbers::Ladder {
+            LoopKind::CounterLadder
+        } else {
+            f.kind
+        };
+        self.text_verdict(&f, action, kind, Unit::Line, onset_byte, sym, now)
+    }
+
+    /// Byte offset of symbol `sym`, when the stream has text.
+    fn text_byte(&self, sym: u64, now: u64) -> Option<u64> {
+        text_byte(&self.text, sym, now)
+    }
+
+    /// A period-1 loop of words, or a one- or two-token loop whose text is one word.
+    fn is_word_stutter(&self, period: u32, now: u64) -> bool {
+        if self.mode == Mode::Text {
+            return period == 1;
+        }
+        if period > 2 || self.text.bytes == 0 {
+            return false;
+        }
+        let Some(start) = self.text_byte(now.saturating_sub(period as u64), now) else {
+            return false;
+        };
+        self.text
+            .bytes_from(start)
+            .is_some_and(|(a, b)| is_word([a, b]))
+    }
+
+    fn is_exempt(&mut self, v: &Verdict, now: u64) -> bool {
+        let Some(ac) = self.config.inner.exempt.as_ref() else {
+            return false;
+        };
+        let key = (v.kind, v.period, v.onset);
+        if key == self.exempted {
+            return true;
+        }
+        let Some((a, b)) = block(&self.text, v, now) else {
+            return false;
+        };
+        // The block may wrap around the ring: search both halves and the seam between them.
+        let mut seam = [0u8; 512];
+        let ta = &a[a.len().saturating_sub(256)..];
+        let tb = &b[..b.len().min(256)];
+        seam[..ta.len()].copy_from_slice(ta);
+        seam[ta.len()..ta.len() + tb.len()].copy_from_slice(tb);
+        let found = ac.is_match(a) || ac.is_match(b) || ac.is_match(&seam[..ta.len() + tb.len()]);
+        if found {
+            self.exempted = key;
+        }
+        found
+    }
+}
+
+/// The block is one whole line: it holds one line break. (A repetition inside a line, with
+/// none, is judged by the line's length: see `within_a_code_line`.)
+fn one_line(parts: [&[u8]; 2]) -> bool {
+    parts
+        .iter()
+        .map(|p| memchr::memchr_iter(b'\n', p).count())
+        .sum::<usize>()
+        == 1
+}
