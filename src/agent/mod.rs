@@ -40,12 +40,14 @@ mod calls;
 mod chant;
 mod editor;
 mod envelope;
+mod failure;
 mod memory;
 mod recovery;
 mod results;
 mod settings;
 mod shell;
 mod text;
+mod topic;
 mod verdict;
 
 use std::collections::VecDeque;
@@ -59,10 +61,12 @@ pub use settings::{
 
 use self::args::{digest, Sketch};
 use self::chant::Chant;
+use self::failure::reported_failure;
 use self::memory::LoopMemory;
 pub use self::memory::{MemoryError, MAX_MEMORY, MAX_MEMORY_BYTES};
 use self::shell::ShellEffect;
-use self::text::{failure_fingerprint, reported_failure, result_fingerprint, ArgWords, WordSet};
+use self::text::{failure_fingerprint, result_fingerprint, ArgWords};
+use self::topic::WordSet;
 pub use self::verdict::{AgentLoopKind, AgentStats, AgentVerdict, Reason, Recommendation};
 use crate::{Action, StreamGuard};
 
@@ -329,7 +333,7 @@ impl AgentGuard {
             + self.calls.capacity() * std::mem::size_of::<CallRec>()
             + self.calls.iter().map(|c| c.label.capacity()).sum::<usize>()
             + self.messages.capacity() * std::mem::size_of::<(u64, WordSet)>()
-            + self.messages.len() * text::WORDS * 4
+            + self.messages.len() * topic::WORDS * 4
             + self.message_bytes.capacity()
             + self.scratch.capacity()
             + self
@@ -555,12 +559,12 @@ impl AgentGuard {
             // A shell command whose output reports a failure failed, flagged or not; the line
             // that names it says more than the envelope's exit code.
             error = reported_failure(output.unwrap_or_default())
-                .or(failed_exit.then_some(text::EXIT_STATUS));
+                .or(failed_exit.then_some(failure::EXIT_STATUS));
         }
         // A failure that says nothing but its exit status, with nothing printed (`grep`
         // finding no match), is no more evidence than an empty success.
-        if error.is_some_and(text::says_only_status)
-            && text::says_nothing(output.unwrap_or_default())
+        if error.is_some_and(failure::says_only_status)
+            && failure::says_nothing(output.unwrap_or_default())
             && s_results_are_progress(&self.config)
         {
             error = None;
@@ -576,7 +580,7 @@ impl AgentGuard {
         // neither the same as another nor changed.
         let silent = s.results_are_progress
             && err_fp.is_none()
-            && text::says_nothing(output.unwrap_or_default());
+            && failure::says_nothing(output.unwrap_or_default());
         let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
         let step = self.calls[me].step;
         // A successful write changes the files, unless it repeats an earlier one.

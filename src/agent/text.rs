@@ -1,8 +1,11 @@
-//! Fingerprints of what tools return and of what the agent says.
+//! Fingerprints of what tools return: results with environment chatter folded, errors with
+//! the words the call itself gave folded.
 //!
 //! Results are compared by fingerprint and never stored: a 10 MB output costs one pass.
 
-use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3};
+use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
+
+use super::failure::says_only_status;
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
 const ERROR_PREFIX: usize = 512;
@@ -204,59 +207,6 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     memchr::memmem::find(hay, needle).is_some()
 }
 
-/// An output that says nothing: no letters outside markup tags and harness lines, or a word of
-/// at most three letters (`ok`). Harnesses wrap even an empty output (`<returncode>0</returncode>
-/// <output></output>`; OpenHands adds `[The command completed with exit code 0.]` and
-/// `[Current working directory: /workspace]`), so the markup does not count. Stops at the
-/// first word that says something, so a long output costs a few bytes.
-pub(crate) fn says_nothing(output: &[u8]) -> bool {
-    let mut letters = 0;
-    let mut in_tag = false;
-    for line in output.split(|&b| b == b'\n') {
-        if harness_line(line) {
-            continue;
-        }
-        for &b in line {
-            match b {
-                b'<' => in_tag = true,
-                b'>' if in_tag => in_tag = false,
-                _ if in_tag => {}
-                _ if b.is_ascii_alphabetic() || b >= 0x80 => {
-                    letters += 1;
-                    if letters > 3 {
-                        return false;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    true
-}
-
-/// A line a harness adds to every output: in brackets, naming the exit code, the working
-/// directory or the interpreter.
-fn harness_line(line: &[u8]) -> bool {
-    let t = trim_ascii(line);
-    if t.len() < 2 || t[0] != b'[' || t[t.len() - 1] != b']' {
-        return false;
-    }
-    [&b"exit code"[..], b"working directory", b"interpreter"]
-        .iter()
-        .any(|k| positions_ignoring_case(t, k).next().is_some())
-}
-
-/// Where `needle` (lower case) stands in `hay`, ASCII case ignored.
-fn positions_ignoring_case<'a>(
-    hay: &'a [u8],
-    needle: &'a [u8],
-) -> impl Iterator<Item = usize> + 'a {
-    hay.windows(needle.len())
-        .enumerate()
-        .filter(move |(_, w)| w.eq_ignore_ascii_case(needle))
-        .map(|(i, _)| i)
-}
-
 /// The fingerprint of a failure: its error message's, with the output's when the message
 /// says no more than an exit status (`returncode 1`: which command failed and how is then in
 /// the output, and a dead end is the same failure, not the same exit code).
@@ -279,38 +229,6 @@ pub(crate) fn failure_fingerprint(
 
 /// Bytes of each end of an output that identify a failure whose message is only a status.
 const OUTPUT_ENDS: usize = 256;
-
-/// The error message names nothing but an exit status (`returncode 1`, `exit status 2`,
-/// `Command failed with exit code 1`).
-pub(crate) fn says_only_status(error: &[u8]) -> bool {
-    const STATUS_WORDS: &[&str] = &[
-        "code",
-        "command",
-        "error",
-        "exit",
-        "exited",
-        "failed",
-        "non-zero",
-        "nonzero",
-        "return",
-        "returncode",
-        "returned",
-        "status",
-        "with",
-    ];
-    let mut words = 0;
-    for w in error.split(|b| !b.is_ascii_alphanumeric() && *b != b'-') {
-        if w.is_empty() || w.iter().all(u8::is_ascii_digit) {
-            continue;
-        }
-        words += 1;
-        let lower: Vec<u8> = w.iter().map(u8::to_ascii_lowercase).collect();
-        if !STATUS_WORDS.iter().any(|s| s.as_bytes() == lower) {
-            return false;
-        }
-    }
-    words > 0
-}
 
 /// The fingerprint of an error message, the same whatever the arguments that caused it:
 /// ASCII case, digits, hex words, paths, and quoted or bracketed spans (which usually echo the
@@ -488,99 +406,6 @@ fn is_arg_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.') || b >= 0x80
 }
 
-/// The line of a shell command's output that reports a failure, when the harness flagged no
-/// error: its first or last line names one (`E: Unable to locate package x`, `error: …`,
-/// `fatal: …`, `…: command not found`, `…: No such file or directory`, `Permission denied`,
-/// a traceback's exception, the shell's own diagnostics, a timeout), or its first line or one of its last three states a non-zero exit
-/// status, as harnesses print it (`<returncode>1</returncode>`, `[The command completed with
-/// exit code 1.]`, `"exit_code": 2`). A status alone is reported as [`EXIT_STATUS`], which
-/// [`failure_fingerprint`] tells apart by the output's ends.
-pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
-    let t = trim_ascii(output);
-    let first = t.split(|&b| b == b'\n').next().unwrap_or_default();
-    let last = t.rsplit(|&b| b == b'\n').next().unwrap_or_default();
-    let named = [first, last].into_iter().map(trim_ascii).find(|line| {
-        const LEADS: &[&[u8]] = &[
-            b"E: ",
-            b"error:",
-            b"Error:",
-            b"ERROR:",
-            b"error[",
-            b"fatal:",
-            b"FATAL:",
-            b"Traceback",
-            // The shell's own diagnostics (`/bin/bash: line 2: unexpected EOF …`).
-            b"bash: ",
-            b"/bin/bash: ",
-            b"sh: ",
-            b"/bin/sh: ",
-            b"zsh: ",
-        ];
-        const MARKS: &[&[u8]] = &[
-            b": command not found",
-            b": No such file or directory",
-            b"Permission denied",
-            b"Unable to locate package",
-            b"timed out",
-            b"TIMED OUT",
-        ];
-        LEADS.iter().any(|l| line.starts_with(l))
-            || MARKS
-                .iter()
-                .any(|m| memchr::memmem::find(line, m).is_some())
-            || (line.ends_with(b"Error") || line.contains(&b':'))
-                && line
-                    .split(|&b| b == b':')
-                    .next()
-                    .is_some_and(|h| h.ends_with(b"Error") || h.ends_with(b"Exception"))
-    });
-    if named.is_some() {
-        return named;
-    }
-    let mut tail = t.rsplit(|&b| b == b'\n');
-    let last3 = [tail.next(), tail.next(), tail.next()];
-    std::iter::once(first)
-        .chain(last3.into_iter().flatten())
-        .any(states_failed_exit)
-        .then_some(EXIT_STATUS)
-}
-
-/// The error a failure carries when its output states only a non-zero exit status.
-pub(crate) const EXIT_STATUS: &[u8] = b"exit status";
-
-/// The line states a non-zero exit status: a status word (`exit code`, `exit status`,
-/// `exit_code`, `returncode`, `return code`, `exited with code`), at most four bytes of
-/// punctuation or space, then a number other than 0 that no word follows.
-fn states_failed_exit(line: &[u8]) -> bool {
-    const KEYS: &[&[u8]] = &[
-        b"exit code",
-        b"exit status",
-        b"exit_code",
-        b"exitcode",
-        b"returncode",
-        b"return code",
-        b"exited with code",
-    ];
-    KEYS.iter().any(|key| {
-        positions_ignoring_case(line, key).any(|at| {
-            let rest = &line[at + key.len()..];
-            let skip = rest
-                .iter()
-                .take(4)
-                .take_while(|b| {
-                    matches!(b, b' ' | b'\t' | b':' | b'=' | b'"' | b'\'' | b'>' | b'-')
-                })
-                .count();
-            let number = &rest[skip..];
-            let n = number.iter().take_while(|b| b.is_ascii_digit()).count();
-            // A status, not a sentence about one ("exit code 1 means …").
-            let sentence = number.get(n) == Some(&b' ')
-                && number.get(n + 1).is_some_and(u8::is_ascii_alphabetic);
-            n > 0 && number[..n].iter().any(|&d| d != b'0') && !sentence
-        })
-    })
-}
-
 /// One word of an error message, folded.
 fn push_word(w: &[u8], out: &mut Vec<u8>) {
     if w.contains(&b'/') || w.contains(&b'\\') {
@@ -617,87 +442,12 @@ fn push_word(w: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Words that carry no topic, left out of the semantic comparison.
-const STOP_WORDS: &[&str] = &[
-    "a", "about", "after", "again", "all", "also", "am", "an", "and", "any", "are", "as", "at",
-    "be", "because", "been", "before", "being", "but", "by", "can", "could", "did", "do", "does",
-    "for", "from", "had", "has", "have", "he", "her", "here", "his", "how", "i", "if", "in",
-    "into", "is", "it", "its", "just", "let", "me", "more", "my", "no", "not", "now", "of", "on",
-    "or", "our", "should", "so", "some", "that", "the", "their", "them", "then", "there", "these",
-    "they", "this", "those", "to", "too", "up", "was", "we", "were", "what", "when", "which",
-    "while", "will", "with", "would", "you", "your",
-];
-
-/// Distinct words kept per message (the smallest hashes, so two sketches stay comparable).
-pub(crate) const WORDS: usize = 48;
-
-/// The set of topic words of a message, for token-set Jaccard similarity.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct WordSet {
-    words: Vec<u32>,
-}
-
-impl WordSet {
-    /// Lower-cased alphanumeric words, stop words removed, at most [`WORDS`] kept.
-    pub(crate) fn of(text: &[u8], scratch: &mut Vec<u8>) -> WordSet {
-        let mut words: Vec<u32> = Vec::with_capacity(WORDS + 1);
-        for w in text.split(|b| !b.is_ascii_alphanumeric() && *b < 0x80) {
-            if w.is_empty() {
-                continue;
-            }
-            scratch.clear();
-            scratch.extend(w.iter().map(u8::to_ascii_lowercase));
-            if std::str::from_utf8(scratch).is_ok_and(|s| STOP_WORDS.binary_search(&s).is_ok()) {
-                continue;
-            }
-            let h = (xxh3_64(scratch) >> 32) as u32;
-            if let Err(at) = words.binary_search(&h) {
-                if at < WORDS {
-                    words.insert(at, h);
-                    words.truncate(WORDS);
-                }
-            }
-        }
-        WordSet { words }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
-    /// |A ∩ B| / |A ∪ B| over the kept words.
-    pub(crate) fn jaccard(&self, other: &WordSet) -> f32 {
-        let (a, b) = (&self.words, &other.words);
-        if a.is_empty() || b.is_empty() {
-            return 0.0;
-        }
-        let (mut i, mut j, mut both) = (0, 0, 0usize);
-        while i < a.len() && j < b.len() {
-            match a[i].cmp(&b[j]) {
-                std::cmp::Ordering::Equal => {
-                    both += 1;
-                    i += 1;
-                    j += 1;
-                }
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-            }
-        }
-        both as f32 / (a.len() + b.len() - both) as f32
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn fp(s: &str) -> u64 {
         error_fingerprint(s.as_bytes(), &ArgWords::default(), &mut Vec::new())
-    }
-
-    #[test]
-    fn stop_words_are_sorted() {
-        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
     #[test]
@@ -834,82 +584,6 @@ mod tests {
                 "{word}"
             );
         }
-        assert_eq!(
-            reported_failure(b"Reading package lists...\nE: Unable to locate package x"),
-            Some(&b"E: Unable to locate package x"[..])
-        );
-        assert!(
-            reported_failure(b"Traceback (most recent call last):\n  ...\nValueError: bad")
-                .is_some()
-        );
-        assert!(reported_failure(b"1 passed in 0.2s").is_none());
-        assert!(reported_failure(b"the error: is in the docs").is_none());
-        for named in [
-            &b"/bin/bash: line 2: unexpected EOF while looking for matching `''"[..],
-            b"sh: 1: mvn: not found",
-            b"Running tests...\nCommand timed out after 120 seconds",
-        ] {
-            assert!(
-                reported_failure(named).is_some(),
-                "{}",
-                String::from_utf8_lossy(named)
-            );
-        }
-        // `--help` succeeds: a usage message is not a failure.
-        assert!(reported_failure(b"Usage: mvn [options] [<goal(s)>]\n\nOptions:").is_none());
-        // A non-zero exit status, as harnesses print it, first or among the last three lines.
-        for failed in [
-            &b"<returncode>1</returncode>\n<output>\n2 failed, 3 passed\n</output>"[..],
-            b"2 failed, 3 passed\n[The command completed with exit code 1.]\n[Current working \
-              directory: /workspace]\n[Python interpreter: /usr/bin/python]",
-            br#"{"output":"2 failed","metadata":{"exit_code":2,"duration_seconds":0.4}}"#,
-            b"make: *** [all] Killed\nProcess exited with code -9",
-            b"Exit status: 127",
-        ] {
-            let got = reported_failure(failed);
-            assert_eq!(
-                got,
-                Some(EXIT_STATUS),
-                "{}",
-                String::from_utf8_lossy(failed)
-            );
-            assert!(says_only_status(EXIT_STATUS));
-        }
-        for fine in [
-            &b"<returncode>0</returncode>\n<output>\n5 passed\n</output>"[..],
-            b"5 passed\n[The command completed with exit code 0.]",
-            br#"{"output":"ok","metadata":{"exit_code":0}}"#,
-            b"exit code 1 means a test failed (docs, first line)\n\nmore\nmore\nmore\nend",
-            b"the returncode of a process",
-        ] {
-            let got = reported_failure(fine);
-            assert_eq!(got, None, "{}", String::from_utf8_lossy(fine));
-        }
-    }
-
-    #[test]
-    fn empty_outputs_say_nothing() {
-        for quiet in [
-            "",
-            "  \n",
-            "ok",
-            "<returncode>0</returncode>\n<output>\n</output>",
-            "0",
-            "\n[The command completed with exit code 0.]\n[Current working directory: /workspace]\n\
-             [Python interpreter: /usr/bin/python]",
-        ] {
-            assert!(says_nothing(quiet.as_bytes()), "{quiet:?}");
-        }
-        for said in [
-            "clean",
-            "<output>hello</output>",
-            "1 passed",
-            "[File: a.py (1 lines total)]",
-            "['alice', 'bob']",
-            "done\n[The command completed with exit code 0.]",
-        ] {
-            assert!(!says_nothing(said.as_bytes()), "{said:?}");
-        }
     }
 
     #[test]
@@ -939,22 +613,5 @@ mod tests {
         assert!(says_only_status(b"Command failed with exit code 1"));
         assert!(!says_only_status(b"No such file or directory"));
         assert!(!says_only_status(b"7"));
-    }
-
-    #[test]
-    fn word_sets() {
-        let mut s = Vec::new();
-        let a = WordSet::of(
-            b"I need to check the file. The file does not exist.",
-            &mut s,
-        );
-        let b = WordSet::of(
-            b"I need to check the FILE; the file does not exist!",
-            &mut s,
-        );
-        let c = WordSet::of(b"Searching the web for rust allocators", &mut s);
-        assert_eq!(a.jaccard(&b), 1.0);
-        assert_eq!(a.jaccard(&c), 0.0);
-        assert!(WordSet::of(b"the a of", &mut s).is_empty());
     }
 }

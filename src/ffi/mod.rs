@@ -455,7 +455,7 @@ impl From<lg_status> for Fail {
 }
 
 /// A caller's input buffer `arg` of `len` elements (its length argument `len_arg`), with
-/// [`slice`]'s rules and a message naming both when it is refused.
+/// [`slice()`]'s rules and a message naming both when it is refused.
 ///
 /// # Safety
 /// `ptr` must be valid for `len` elements when not NULL.
@@ -516,7 +516,7 @@ fn check_len<T>(len: usize) -> Result<(), lg_status> {
     Ok(())
 }
 
-/// A mutable slice from a C buffer, with the same rules as [`slice`].
+/// A mutable slice from a C buffer, with the same rules as [`slice()`].
 ///
 /// # Safety
 /// `ptr` must be valid for `len` elements when not NULL.
