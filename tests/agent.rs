@@ -904,6 +904,40 @@ fn empty_successes_say_nothing() {
 }
 
 #[test]
+fn fruitless_searches_give_the_same_answer() {
+    // A search that prints nothing has answered "nothing found": three different searches for
+    // a JDK that is not there are the same result, whatever markup wraps the empty output.
+    let mut g = guard();
+    let mut got = [Action::Continue; 2];
+    for dir in ["/usr", "/opt", "~"] {
+        let cmd = format!(r#"{{"command":"find {dir} -name 'jdk*' -type d 2>/dev/null"}}"#);
+        got = step(
+            &mut g,
+            "bash",
+            &cmd,
+            "<returncode>0</returncode>\n<output>\n</output>",
+            None,
+        );
+    }
+    assert_eq!(got[1], Action::Warn, "{:?}", g.verdict());
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
+    // Two fruitless searches and a hit: exploring, not a loop.
+    let mut g = guard();
+    for (cmd, out) in [
+        ("grep -rn deserializer src", ""),
+        ("grep -rn Deserializer src", ""),
+        (
+            "grep -rni deserializer src",
+            "src/a/KeyDeserializer.java:12: class KeyDeserializer",
+        ),
+    ] {
+        let args = serde_json::json!({ "command": cmd }).to_string();
+        let got = step(&mut g, "bash", &args, out, None);
+        assert_eq!(got, [Action::Continue; 2], "{cmd}: {:?}", g.verdict());
+    }
+}
+
+#[test]
 fn a_shell_dead_end_is_per_program() {
     // `javac` missing, tried three ways: a dead end. A failing grep in between is another tool.
     let mut g = guard();

@@ -130,6 +130,8 @@ struct CallRec {
     memo: u64,
     /// Its arguments are a shell command line.
     shell: bool,
+    /// It is a search (see `ShellEffect::searches`): an empty result is "nothing found".
+    search: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
     /// only when it fails).
     args_head: ArgsHead,
@@ -507,6 +509,7 @@ impl AgentGuard {
             version: self.version,
             memo,
             shell: shell_tool,
+            search: effect.searches,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
@@ -580,6 +583,7 @@ impl AgentGuard {
         // neither the same as another nor changed.
         let silent = s.results_are_progress
             && err_fp.is_none()
+            && !self.calls[me].search
             && failure::says_nothing(output.unwrap_or_default());
         let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
         let step = self.calls[me].step;

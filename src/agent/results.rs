@@ -160,7 +160,7 @@ impl AgentGuard {
         let c = &self.calls[me];
         if s.same_result.is_off()
             || c.outcome.is_none()
-            || c.result_len < s.same_result_min_len as usize
+            || (c.result_len < s.same_result_min_len as usize && !c.search)
         {
             return;
         }

@@ -28,6 +28,9 @@ pub(crate) struct ShellEffect {
     /// failing `javac` and a failing `grep` are different tools to the per-tool rules. 0 when
     /// the line has no command.
     pub program: u64,
+    /// That program searches (`find`, `grep`, `which`…): its empty output is an answer,
+    /// "nothing found", not silence.
+    pub searches: bool,
 }
 
 /// A simple command: its words (quotes removed, escapes resolved) and what its redirections
@@ -175,6 +178,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
+            out.searches = is_search(name);
             program_set = !plumbing;
         }
     }
@@ -227,6 +231,26 @@ fn basename(path: &str) -> &str {
 
 /// Commands that move around or print rather than do the work: a line's program is the first
 /// command that is not one of these (`cd src && cargo test`: `cargo`).
+/// A program that searches: what it prints is what it found, so printing nothing says
+/// "nothing found".
+fn is_search(name: &str) -> bool {
+    matches!(
+        name,
+        "find"
+            | "fd"
+            | "fdfind"
+            | "grep"
+            | "egrep"
+            | "fgrep"
+            | "rg"
+            | "ag"
+            | "ack"
+            | "locate"
+            | "which"
+            | "whereis"
+    )
+}
+
 fn is_plumbing(name: &str) -> bool {
     matches!(
         name,
@@ -747,6 +771,28 @@ mod tests {
             "grep -c x f 2>&1",
         ] {
             assert!(!writes(r), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn searches_are_told_by_the_program_that_does_the_work() {
+        for cmd in [
+            "find / -name 'jdk*' -type d 2>/dev/null",
+            "cd src && grep -rn Parser .",
+            "sudo which javac",
+            "rg -n TODO | head",
+            "locate libjvm.so",
+        ] {
+            assert!(effect(cmd).searches, "{cmd}");
+        }
+        for cmd in [
+            "ls src",
+            "cat a.py | grep x",
+            "mvn test",
+            "echo find",
+            "python find.py",
+        ] {
+            assert!(!effect(cmd).searches, "{cmd}");
         }
     }
 
