@@ -760,16 +760,6 @@ fn line_prefix(sym: u64, line_sym: u32) -> bool {
     (sym as u32).wrapping_sub(line_sym) < LINE_PREFIX
 }
 
-/// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
-fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8]; 2] {
-    let skip = (start - from) as usize;
-    if skip <= a.len() {
-        [&a[skip..], b]
-    } else {
-        [&[], &b[(skip - a.len()).min(b.len())..]]
-    }
-}
-
 /// Byte offset of symbol `sym`, when the stream has text.
 fn text_byte(text: &TextState, sym: u64, now: u64) -> Option<u64> {
     if text.bytes == 0 {

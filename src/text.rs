@@ -23,7 +23,7 @@ mod content;
 mod lines;
 
 pub(crate) use self::content::{is_data, is_drawing, is_filler, is_rule_text, is_word};
-use self::content::{is_data_unit, is_rule, DATA_RUN_FACTOR, RULE_LINE};
+use self::content::{is_data_unit, is_rule};
 
 /// Recent bytes kept for evidence and exempt checks.
 pub(crate) const TEXT_RING: usize = 1024;
@@ -912,6 +912,14 @@ impl TextState {
         best
     }
 }
+
+/// Bytes of drawn rule characters in a row (`-=-=-=`, `━━━`), on one line, that halt: wider
+/// than any line of a text laid out for reading.
+const RULE_LINE: u32 = 512;
+
+/// How much longer than `char_run_halt` a run of a data unit (see [`is_data_unit`]) must be
+/// to halt.
+const DATA_RUN_FACTOR: u32 = 4;
 
 /// Character-run thresholds, in bytes.
 #[derive(Clone, Copy, Debug)]

@@ -103,7 +103,7 @@ impl AgentGuard {
     /// returned the same one as the call `period` before it (two at least), arguments alone
     /// otherwise (capped).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn args_finding(
+    fn args_finding(
         &self,
         s: &AgentSettings,
         kind: AgentLoopKind,

@@ -2,7 +2,7 @@
 //! code, in data, in a drawing, in markup, in a list), the strongest kept, and the guard's
 //! warning streak, statistics and evidence brought up to date.
 
-use super::{block, block_from, says_nothing_new, text_byte, Mode, StreamGuard};
+use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{is_data, is_drawing, is_filler, is_rule_text, is_word, Numbers, TextFinding};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
@@ -364,4 +364,14 @@ fn one_line(parts: [&[u8]; 2]) -> bool {
         .map(|p| memchr::memchr_iter(b'\n', p).count())
         .sum::<usize>()
         == 1
+}
+
+/// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
+fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8]; 2] {
+    let skip = (start - from) as usize;
+    if skip <= a.len() {
+        [&a[skip..], b]
+    } else {
+        [&[], &b[(skip - a.len()).min(b.len())..]]
+    }
 }

@@ -31,14 +31,6 @@ pub(super) fn is_rule(unit: &[u8]) -> bool {
     })
 }
 
-/// Bytes of drawn rule characters in a row (`-=-=-=`, `━━━`), on one line, that halt: wider
-/// than any line of a text laid out for reading.
-pub(super) const RULE_LINE: u32 = 512;
-
-/// How much longer than `char_run_halt` a run of a data unit (see [`is_data_unit`]) must be
-/// to halt.
-pub(super) const DATA_RUN_FACTOR: u32 = 4;
-
 /// A character-run unit that is data: digits with escape or delimiter characters (`\x00`,
 /// `0, `).
 pub(super) fn is_data_unit(unit: &[u8]) -> bool {
