@@ -921,19 +921,76 @@ fn fruitless_searches_give_the_same_answer() {
     }
     assert_eq!(got[1], Action::Warn, "{:?}", g.verdict());
     assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
-    // Two fruitless searches and a hit: exploring, not a loop.
+
+    // `grep` finding nothing exits 1: the same answer, flagged or not, in a harness's markup
+    // or in Codex's envelope.
     let mut g = guard();
-    for (cmd, out) in [
-        ("grep -rn deserializer src", ""),
-        ("grep -rn Deserializer src", ""),
+    let mut got = [Action::Continue; 2];
+    for (pattern, out, error) in [
         (
-            "grep -rni deserializer src",
-            "src/a/KeyDeserializer.java:12: class KeyDeserializer",
+            "JsonParser",
+            "<returncode>1</returncode>\n<output>\n</output>",
+            None,
+        ),
+        ("Parser", "", Some("Command failed with exit code 1")),
+        (
+            "parse",
+            r#"{"output":"","metadata":{"exit_code":1,"duration_seconds":0.1}}"#,
+            None,
         ),
     ] {
-        let args = serde_json::json!({ "command": cmd }).to_string();
-        let got = step(&mut g, "bash", &args, out, None);
-        assert_eq!(got, [Action::Continue; 2], "{cmd}: {:?}", g.verdict());
+        let cmd = format!(r#"{{"command":"grep -rn {pattern} src/test"}}"#);
+        got = step(&mut g, "bash", &cmd, out, error);
+    }
+    assert_eq!(got[1], Action::Warn, "{:?}", g.verdict());
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
+
+    // The same fruitless search again and again is the same call with the same result: it
+    // blocks like any other.
+    let mut g = guard();
+    let mut got = [Action::Continue; 2];
+    for _ in 0..4 {
+        got = step(&mut g, "bash", r#"{"command":"which javac"}"#, "", None);
+    }
+    assert_eq!(got[0], Action::Block, "{:?}", g.verdict());
+
+    // Not a loop: two fruitless searches and a hit; fruitless searches by different
+    // programs; short answers that found something; quiet greps; empty writes.
+    for calls in [
+        &[
+            ("grep -rn deserializer src", ""),
+            ("grep -rn Deserializer src", ""),
+            (
+                "grep -rni deserializer src",
+                "src/a/KeyDeserializer.java:12: class KeyDeserializer",
+            ),
+        ][..],
+        &[
+            ("find / -name javac", ""),
+            ("which javac", ""),
+            ("locate javac", ""),
+        ],
+        &[
+            ("find . -name a", "./a"),
+            ("find . -name b", "./b"),
+            ("find . -name c", "./c"),
+        ],
+        &[
+            ("grep -q x a.py", ""),
+            ("grep -q y a.py", ""),
+            ("grep -q z a.py", ""),
+        ],
+        &[
+            ("find . -name '*.pyc' -delete", ""),
+            ("find . -name '*.o' -delete", ""),
+        ],
+    ] {
+        let mut g = guard();
+        for (cmd, out) in calls {
+            let args = serde_json::json!({ "command": cmd }).to_string();
+            let got = step(&mut g, "bash", &args, out, None);
+            assert_eq!(got, [Action::Continue; 2], "{cmd}: {:?}", g.verdict());
+        }
     }
 }
 

@@ -10,7 +10,46 @@ use super::text::trim_ascii;
 /// `[Current working directory: /workspace]`), so the markup does not count. Stops at the
 /// first word that says something, so a long output costs a few bytes.
 pub(crate) fn says_nothing(output: &[u8]) -> bool {
-    let mut letters = 0;
+    at_most_outside_markup(output, 3, |b| b.is_ascii_alphabetic() || b >= 0x80)
+}
+
+/// An output that prints nothing at all outside markup tags and harness lines (a number alone
+/// between two tags, `<returncode>1</returncode>`, is the harness's status): what a search that
+/// found nothing prints.
+pub(crate) fn prints_nothing(output: &[u8]) -> bool {
+    let mut in_tag = false;
+    // What the text since the last tag holds: nothing yet, a number, or more.
+    let mut held: Option<bool> = None;
+    let mut after_tag = false;
+    for line in output.split(|&b| b == b'\n') {
+        if harness_line(line) {
+            continue;
+        }
+        for &b in line {
+            match b {
+                b'<' if !in_tag => {
+                    if held.is_some_and(|number| !(number && after_tag)) {
+                        return false;
+                    }
+                    in_tag = true;
+                }
+                b'>' if in_tag => {
+                    in_tag = false;
+                    after_tag = true;
+                    held = None;
+                }
+                _ if in_tag || b.is_ascii_whitespace() => {}
+                _ => held = Some(held.unwrap_or(true) && b.is_ascii_digit()),
+            }
+        }
+    }
+    held.is_none()
+}
+
+/// At most `most` bytes of `output` that `counts` outside markup tags and harness lines;
+/// stops at the first byte over.
+fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> bool) -> bool {
+    let mut n = 0;
     let mut in_tag = false;
     for line in output.split(|&b| b == b'\n') {
         if harness_line(line) {
@@ -21,9 +60,9 @@ pub(crate) fn says_nothing(output: &[u8]) -> bool {
                 b'<' => in_tag = true,
                 b'>' if in_tag => in_tag = false,
                 _ if in_tag => {}
-                _ if b.is_ascii_alphabetic() || b >= 0x80 => {
-                    letters += 1;
-                    if letters > 3 {
+                _ if counts(b) => {
+                    n += 1;
+                    if n > most {
                         return false;
                     }
                 }
@@ -92,9 +131,10 @@ pub(crate) fn says_only_status(error: &[u8]) -> bool {
 /// The line of a shell command's output that reports a failure, when the harness flagged no
 /// error: its first or last line names one (`E: Unable to locate package x`, `error: …`,
 /// `fatal: …`, `…: command not found`, `…: No such file or directory`, `Permission denied`,
-/// a traceback's exception, the shell's own diagnostics, a timeout), or its first line or one of its last three states a non-zero exit
-/// status, as harnesses print it (`<returncode>1</returncode>`, `[The command completed with
-/// exit code 1.]`, `"exit_code": 2`). A status alone is reported as [`EXIT_STATUS`], which
+/// a traceback's exception, the shell's own diagnostics, a timeout), or its first line or one
+/// of its last three states a non-zero exit status, as harnesses print it
+/// (`<returncode>1</returncode>`, `[The command completed with exit code 1.]`,
+/// `"exit_code": 2`). A status alone is reported as [`EXIT_STATUS`], which
 /// [`failure_fingerprint`](super::text::failure_fingerprint) tells apart by the output's ends.
 pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
     let t = trim_ascii(output);
@@ -242,6 +282,13 @@ mod tests {
     }
 
     #[test]
+    fn status_only_errors() {
+        assert!(says_only_status(b"Command failed with exit code 1"));
+        assert!(!says_only_status(b"No such file or directory"));
+        assert!(!says_only_status(b"7"));
+    }
+
+    #[test]
     fn empty_outputs_say_nothing() {
         for quiet in [
             "",
@@ -263,6 +310,17 @@ mod tests {
             "done\n[The command completed with exit code 0.]",
         ] {
             assert!(!says_nothing(said.as_bytes()), "{said:?}");
+        }
+        // A search prints what it found: `ok` or a path of three letters is something.
+        for nothing in [
+            "",
+            "<returncode>1</returncode>\n<output>\n</output>",
+            " \n ",
+        ] {
+            assert!(prints_nothing(nothing.as_bytes()), "{nothing:?}");
+        }
+        for found in ["./a", "ok", "<output>a.c</output>", "0", "<output>\n3\n", "x <b>"] {
+            assert!(!prints_nothing(found.as_bytes()), "{found:?}");
         }
     }
 }

@@ -132,6 +132,9 @@ struct CallRec {
     shell: bool,
     /// It is a search (see `ShellEffect::searches`): an empty result is "nothing found".
     search: bool,
+    /// It is a search that printed nothing: its result is "nothing found", the same for every
+    /// search of its program, whatever markup or exit status came with it.
+    nothing_found: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
     /// only when it fails).
     args_head: ArgsHead,
@@ -510,6 +513,7 @@ impl AgentGuard {
             memo,
             shell: shell_tool,
             search: effect.searches,
+            nothing_found: false,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
@@ -557,7 +561,13 @@ impl AgentGuard {
         let output = opened
             .as_ref()
             .map_or(output, |e| Some(e.output.as_bytes()));
-        let (out_fp, out_len) = result_fingerprint(output.unwrap_or_default());
+        let nothing_found =
+            self.calls[me].search && failure::prints_nothing(output.unwrap_or_default());
+        let (out_fp, out_len) = result_fingerprint(if nothing_found {
+            b""
+        } else {
+            output.unwrap_or_default()
+        });
         if error.is_none() && self.calls[me].shell {
             // A shell command whose output reports a failure failed, flagged or not; the line
             // that names it says more than the envelope's exit code.
@@ -580,10 +590,11 @@ impl AgentGuard {
         let s = &config.inner.settings;
         // An empty success (`mkdir`, a heredoc, `sed -i`: nothing printed, whatever markup
         // the harness wraps it in) says nothing about progress: its outcome stays unknown,
-        // neither the same as another nor changed.
+        // neither the same as another nor changed. A search that printed nothing has
+        // answered: nothing found.
         let silent = s.results_are_progress
             && err_fp.is_none()
-            && !self.calls[me].search
+            && !nothing_found
             && failure::says_nothing(output.unwrap_or_default());
         let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
         let step = self.calls[me].step;
@@ -601,6 +612,7 @@ impl AgentGuard {
             c.novel = novel;
             c.answered = true;
             c.wrote = wrote;
+            c.nothing_found = nothing_found;
         }
         if wrote {
             self.failure_epoch = step;

@@ -57,14 +57,14 @@ impl AgentGuard {
     }
 
     /// Call `i` is to `tool` and returned without an error.
-    pub(super) fn succeeded(&self, i: usize, tool: u64) -> bool {
+    fn succeeded(&self, i: usize, tool: u64) -> bool {
         let c = &self.calls[i];
         c.tool == tool && c.outcome.is_some() && c.error.is_none()
     }
 
     /// The failed calls of call `me`'s tool, oldest first, since its last success within the
     /// error window (and since the last write).
-    pub(super) fn failures_since_success(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+    fn failures_since_success(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
         let tool = self.calls[me].tool;
         let lo = (me + 1).saturating_sub(s.error_window as usize);
         let lo = (lo..me)
@@ -160,7 +160,7 @@ impl AgentGuard {
         let c = &self.calls[me];
         if s.same_result.is_off()
             || c.outcome.is_none()
-            || (c.result_len < s.same_result_min_len as usize && !c.search)
+            || (c.result_len < s.same_result_min_len as usize && !c.nothing_found)
         {
             return;
         }

@@ -17,7 +17,8 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
-/// The programs of a command line and whether it writes files.
+/// What a command line does: the program that does its work, whether it writes files, and
+/// whether it searches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ShellEffect {
     /// The command changes files or the environment: a redirection into a file, an editor
@@ -178,7 +179,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
-            out.searches = is_search(name);
+            out.searches = is_search(name, &words[1..]);
             program_set = !plumbing;
         }
     }
@@ -229,11 +230,27 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Commands that move around or print rather than do the work: a line's program is the first
-/// command that is not one of these (`cd src && cargo test`: `cargo`).
-/// A program that searches: what it prints is what it found, so printing nothing says
-/// "nothing found".
-fn is_search(name: &str) -> bool {
+/// The command searches: what it prints is what it found, so printing nothing says "nothing
+/// found". Not when it is told to print nothing (`grep -q`) or to act on what it finds
+/// (`find -delete`, `-exec`).
+fn is_search(name: &str, args: &[String]) -> bool {
+    let quiet = matches!(name, "grep" | "egrep" | "fgrep" | "rg" | "fd" | "fdfind")
+        && args.iter().any(|a| {
+            a == "--quiet"
+                || a == "--silent"
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains('q'))
+        });
+    let acts = name == "find"
+        && args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir" | "-fprint" | "-fls"
+            )
+        });
+    !quiet && !acts && is_search_program(name)
+}
+
+fn is_search_program(name: &str) -> bool {
     matches!(
         name,
         "find"
@@ -251,6 +268,8 @@ fn is_search(name: &str) -> bool {
     )
 }
 
+/// Commands that move around or print rather than do the work: a line's program is the first
+/// command that is not one of these (`cd src && cargo test`: `cargo`).
 fn is_plumbing(name: &str) -> bool {
     matches!(
         name,
@@ -281,6 +300,8 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
         "mv" | "cp" | "rm" | "rmdir" | "mkdir" | "touch" | "ln" | "chmod" | "chown" | "install"
         | "truncate" | "rsync" | "unzip" | "patch" | "dd" => true,
         "tee" => args.iter().any(|a| !a.starts_with('-')),
+        // `find … -delete` removes what it finds.
+        "find" => has("-delete"),
         "tar" => args
             .first()
             .is_some_and(|a| a.trim_start_matches('-').contains(['x', 'c'])),
@@ -791,9 +812,23 @@ mod tests {
             "mvn test",
             "echo find",
             "python find.py",
+            "grep -q TODO a.py",
+            "grep -rqs TODO .",
+            "rg --quiet TODO",
+            "find . -name '*.pyc' -delete",
+            "find . -name '*.orig' -exec rm {} +",
         ] {
             assert!(!effect(cmd).searches, "{cmd}");
         }
+        // Options that do not silence the output.
+        for cmd in [
+            "grep -rns Parser src",
+            "find . -name x -quit",
+            "rg -s Parser",
+        ] {
+            assert!(effect(cmd).searches, "{cmd}");
+        }
+        assert!(effect("find . -name '*.pyc' -delete").writes);
     }
 
     #[test]
