@@ -319,7 +319,14 @@ mod tests {
         ] {
             assert!(prints_nothing(nothing.as_bytes()), "{nothing:?}");
         }
-        for found in ["./a", "ok", "<output>a.c</output>", "0", "<output>\n3\n", "x <b>"] {
+        for found in [
+            "./a",
+            "ok",
+            "<output>a.c</output>",
+            "0",
+            "<output>\n3\n",
+            "x <b>",
+        ] {
             assert!(!prints_nothing(found.as_bytes()), "{found:?}");
         }
     }
