@@ -179,6 +179,24 @@ impl Finding {
             subject: None,
         }
     }
+
+    /// What a rule with thresholds `t` finds over `calls` (window indexes, oldest first):
+    /// nothing below its first threshold, else the action their count earns. `over` is the
+    /// count past which confidence grows.
+    fn of_calls(
+        kind: AgentLoopKind,
+        reason: Reason,
+        t: Thresholds,
+        over: u32,
+        calls: Vec<usize>,
+    ) -> Option<Finding> {
+        let count = calls.len() as u32;
+        let action = t.action(count);
+        (action > Action::Continue).then(|| Finding {
+            calls,
+            ..Finding::new(kind, action, reason, count, over)
+        })
+    }
 }
 
 /// Watches one agent session for loops.

@@ -85,19 +85,14 @@ impl AgentGuard {
         }
         let c = &self.calls[me];
         let calls = self.errors_like(s, me, c.tool, c.error.expect("an error"), true);
-        let count = calls.len() as u32;
-        let a = s.same_error.action(count);
-        if a > Action::Continue {
-            let mut f = Finding::new(
-                AgentLoopKind::SameError,
-                a,
-                Reason::RepeatedFailure,
-                count,
-                s.same_error.warn,
-            );
-            f.calls = calls;
-            found.push(f);
-        }
+        let t = s.same_error;
+        found.extend(Finding::of_calls(
+            AgentLoopKind::SameError,
+            Reason::RepeatedFailure,
+            t,
+            t.warn,
+            calls,
+        ));
     }
 
     /// The tool has failed at every call since its last success (and the last write), whatever
@@ -108,21 +103,15 @@ impl AgentGuard {
             return;
         }
         let calls = self.failures_since_success(s, me);
-        let count = calls.len() as u32;
         // The arguments differ: the failures are evidence of a dead end, not of no progress
         // on one call, so this rule warns at most unless told otherwise.
-        let a = t.action(count);
-        if a > Action::Continue {
-            let mut f = Finding::new(
-                AgentLoopKind::FailureStreak,
-                a,
-                Reason::RepeatedFailure,
-                count,
-                t.warn.max(1),
-            );
-            f.calls = calls;
-            found.push(f);
-        }
+        found.extend(Finding::of_calls(
+            AgentLoopKind::FailureStreak,
+            Reason::RepeatedFailure,
+            t,
+            t.warn.max(1),
+            calls,
+        ));
     }
 
     pub(super) fn whack_a_mole(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
@@ -140,19 +129,16 @@ impl AgentGuard {
         while n < errors.len() && fp(n) == fp(n - 2) {
             n += 1;
         }
-        let count = n as u32;
-        let a = s.whack_a_mole.action(count);
-        if a > Action::Continue {
-            let mut f = Finding::new(
-                AgentLoopKind::WhackAMole,
-                a,
-                Reason::RepeatedFailure,
-                count,
-                s.whack_a_mole.warn,
-            );
-            f.period = 2;
-            f.calls = errors[..n].iter().rev().copied().collect();
-            found.push(f);
+        let t = s.whack_a_mole;
+        let calls = errors[..n].iter().rev().copied().collect();
+        if let Some(f) = Finding::of_calls(
+            AgentLoopKind::WhackAMole,
+            Reason::RepeatedFailure,
+            t,
+            t.warn,
+            calls,
+        ) {
+            found.push(Finding { period: 2, ..f });
         }
     }
 
@@ -172,18 +158,13 @@ impl AgentGuard {
             })
             .collect();
         calls.push(me);
-        let count = calls.len() as u32;
-        let a = s.same_result.action(count);
-        if a > Action::Continue {
-            let mut f = Finding::new(
-                AgentLoopKind::SameResult,
-                a,
-                Reason::NoProgress,
-                count,
-                s.same_result.warn,
-            );
-            f.calls = calls;
-            found.push(f);
-        }
+        let t = s.same_result;
+        found.extend(Finding::of_calls(
+            AgentLoopKind::SameResult,
+            Reason::NoProgress,
+            t,
+            t.warn,
+            calls,
+        ));
     }
 }
