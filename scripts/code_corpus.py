@@ -19,7 +19,7 @@ and a handful of npm packages installed into a cache outside the repo (--npm-dir
 
     python3 scripts/code_corpus.py OUT.jsonl [--tokens 3200000] [--per-file 4000] [--seed 1]
         [--npm-dir /work/corpus-cache/npm/node_modules] [--sample tests/data/code-sample.jsonl]
-        [--langs c,cpp]
+        [--langs c,cpp] [--langs unseen]
 
 Where the text comes from (a tree that is missing is skipped):
   rust, toml, markdown  crates in the cargo registry (~/.cargo/registry/src/*/*/): .rs,
@@ -36,6 +36,13 @@ Where the text comes from (a tree that is missing is skipped):
   c, cpp                only with --langs c,cpp: .c/.h and C++ sources vendored in the cargo
                         registry's crates and in site-packages, and Go's .c files (never a .h
                         under /usr, and not cbindgen's generated test expectations)
+  unseen                only with --langs (each by name, or "unseen" for all): genres no rule
+                        was measured or tuned on, a check that they carry over. asm (Go's .s,
+                        crates' .S/.asm), pyi (type stubs in site-packages), vim (Vim's runtime
+                        under /usr/share/vim), troff (manual pages, /usr/share/man/man*/*.gz,
+                        not Perl's), css, php (the Cloud SDK's platform tree), diff (pyenv's
+                        python-build patches), make and cmake (Makefile, *.mk, CMakeLists.txt,
+                        *.cmake), cython (.pyx/.pxd)
 
 Skipped: generated files (their first 20 lines or their name say "generated" or "DO NOT EDIT"), files over
 500 KB, JSON over 200 KB and lockfiles, minified or bundled JavaScript (a line over 500
@@ -84,6 +91,10 @@ LANGS = [
 # and Python packages, Go's cgo runtime), a check of how the rules carry over to a language
 # they were not measured on.
 MORE_LANGS = ["c", "cpp"]
+# Genres the rules were never measured or tuned on, only with --langs unseen (or by name): a
+# second check that they carry over. Assembly and type stubs are the most regular code there is.
+UNSEEN = ["asm", "pyi", "vim", "troff", "css", "php", "diff", "make", "cmake", "cython"]
+MORE_LANGS += UNSEEN
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -95,7 +106,12 @@ EXT = {
     ".md": "markdown", ".markdown": "markdown", ".rst": "rst",
     ".c": "c", ".h": "c",
     ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".s": "asm", ".asm": "asm", ".pyi": "pyi", ".vim": "vim", ".css": "css", ".php": "php",
+    ".patch": "diff", ".diff": "diff", ".mk": "make", ".cmake": "cmake",
+    ".pyx": "cython", ".pxd": "cython",
 }
+MAKEFILES = {"Makefile", "makefile", "GNUmakefile"}
+MAN_PAGE = re.compile(r"^/usr/share/man/man[1-9]/[^/]+\.[1-9][a-z]*\.gz$")
 
 MAX_BYTES = 500_000
 MAX_JSON_BYTES = 200_000
@@ -142,6 +158,9 @@ def held_out(path):
         if low.endswith((".pm", ".pl")):
             return True
         if p.startswith("/usr/share/perl") or re.match(r"^/usr/lib/(?:[^/]+/)?perl", p):
+            return True
+        # (stricter than needed) the manual pages made from Perl modules and of Perl itself.
+        if re.match(r"^/usr/share/man/.*(?:\.[1-9]pm\.gz|/perl[^/]*)$", p):
             return True
         # Held out: markdown inside Node/npm and JDK installations (their whole trees here).
         if low.endswith((".md", ".markdown")) and (
@@ -215,25 +234,29 @@ def system_group(rel):
 def trees(npm_dir):
     out = []
     for d in sorted(glob.glob(os.path.join(CARGO_HOME, "registry", "src", "*"))):
-        out.append(Tree("cargo", d, {"rust", "toml", "markdown", "yaml", "json", "shell", "sql", "html", "c", "cpp"}, first(1)))
+        out.append(Tree("cargo", d, {"rust", "toml", "markdown", "yaml", "json", "shell", "sql", "html", "c", "cpp",
+                                     "asm", "cython", "make", "cmake", "css", "diff"}, first(1)))
     for d in site_packages():
-        out.append(Tree("site-packages", d, {"python", "rst", "markdown", "sql", "html", "yaml", "toml", "json", "shell", "c", "cpp"}, first(1)))
+        out.append(Tree("site-packages", d, {"python", "rst", "markdown", "sql", "html", "yaml", "toml", "json", "shell", "c", "cpp",
+                                             "pyi", "cython", "css", "make", "cmake"}, first(1)))
     stdlib = sysconfig.get_paths()["stdlib"]
     out.append(Tree("python-stdlib", os.path.join(stdlib, "test", "test_tomllib"), {"toml"}, first(2)))
     go = os.path.realpath("/usr/lib/go-1.19/src")
-    out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html", "c"}, dirname))
+    out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html", "c", "asm", "make"}, dirname))
     if npm_dir:
         out.append(Tree("npm", npm_dir, {"javascript", "typescript", "json", "yaml", "html", "sql", "shell"}, npm_group))
     gcloud = "/usr/lib/google-cloud-sdk/lib"
     for sub in ("surface", "googlecloudsdk/command_lib"):
         out.append(Tree("gcloud", os.path.join(gcloud, sub), {"yaml"}, dirname))
+    out.append(Tree("gcloud", "/usr/lib/google-cloud-sdk/platform", {"php", "css"}, first(2)))
+    out.append(Tree("pyenv", os.path.expanduser("~/.pyenv/plugins/python-build"), {"diff"}, first(2)))
     go_trees = re.compile(r"^/usr/(?:lib|share)/go(?:-[0-9.]+)?$")  # the go tree above
     for d, langs in (
         ("/usr/bin", {"shell"}),
         ("/usr/sbin", {"shell"}),
         ("/etc", {"shell"}),
-        ("/usr/share", {"shell", "sql", "html"}),
-        ("/usr/lib", {"shell", "sql"}),
+        ("/usr/share", {"shell", "sql", "html", "vim", "troff", "make", "cmake"}),
+        ("/usr/lib", {"shell", "sql", "cmake", "make"}),
     ):
         out.append(Tree("system", d, langs, system_group, prune=go_trees, base="/"))
     return [t for t in out if os.path.isdir(t.path)]
@@ -249,6 +272,12 @@ def lang_of(tree, path, name):
             break
     else:
         lang = EXT.get(os.path.splitext(low)[1])
+    if name in MAKEFILES:
+        lang = "make"
+    elif name == "CMakeLists.txt":
+        lang = "cmake"
+    elif MAN_PAGE.match(path):
+        lang = "troff"
     if lang == "html" and tree.label == "system" and not path.startswith("/usr/share/doc/"):
         return None
     if lang is None and "shell" in tree.langs:
@@ -343,7 +372,7 @@ def read_text(path, lang, name):
         return None
     text = raw.decode("utf-8", errors="replace")
     lines = text.split("\n")
-    if lang in ("javascript", "typescript", "json"):
+    if lang in ("javascript", "typescript", "json", "css"):
         # Minified or bundled: not written by a person in that form.
         if any(len(l) > 500 for l in lines):
             return None
@@ -608,11 +637,12 @@ def main():
     ap.add_argument("--sample", help="also write a small test sample (3 chunks per language) here")
     ap.add_argument(
         "--langs",
-        help="comma-separated languages instead of the default 13 (c and cpp only this way)",
+        help="comma-separated languages instead of the default 13 (c, cpp and the unseen genres "
+        "only this way; 'unseen' names them all)",
     )
     a = ap.parse_args()
     if a.langs:
-        asked = a.langs.split(",")
+        asked = [l for x in a.langs.split(",") for l in (UNSEEN if x == "unseen" else [x])]
         unknown = [l for l in asked if l not in LANGS + MORE_LANGS]
         if unknown:
             sys.exit(f"--langs: unknown language(s) {', '.join(unknown)}")
