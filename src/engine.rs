@@ -186,6 +186,9 @@ pub(crate) struct Engine {
     /// a near loop may halt only then. Regular human text — a list of declarations, a
     /// changelog — repeats its shape but keeps naming new things.
     pub says_nothing_new: bool,
+    /// The stream's recent text says little new: a near loop may warn only then. A list
+    /// of declarations that names a new thing on most lines is regular, not a loop.
+    pub says_little_new: bool,
     /// The distance of the last 4-gram hit: a near loop's period is a distance two hits in a
     /// row agree on, not a stray short one ("UI-UI").
     near_prev: u16,
@@ -261,6 +264,7 @@ impl Engine {
             structured: false,
             text_known: false,
             says_nothing_new: true,
+            says_little_new: true,
             near_prev: 0,
             found: Finding::default(),
             ngram: p.ngram,
@@ -346,6 +350,7 @@ impl Engine {
                 structured,
                 text_known,
                 says_nothing_new,
+                says_little_new,
                 near_prev,
                 found,
             ]
@@ -816,8 +821,10 @@ impl Engine {
         // Coverage held long enough, and the text has stopped saying anything new.
         let level = if halting && self.near_streak > patience && self.says_nothing_new {
             Action::Halt
-        } else {
+        } else if self.says_little_new {
             Action::Warn
+        } else {
+            return Finding::default();
         };
         let mut onset = (since + 1).saturating_sub(w).max(self.floor);
         let mut period = self.last_dist.max(1);

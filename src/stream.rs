@@ -303,7 +303,7 @@ impl StreamGuard {
         }
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && (url || left_out(&self.text, sym, self.line_sym));
-        self.engine.says_nothing_new = says_nothing_new(&self.text);
+        (self.engine.says_nothing_new, self.engine.says_little_new) = self.text.news();
         let v = self.settle(id, sym, text);
         if marked.is_some() {
             self.after_token(marked);
@@ -695,7 +695,7 @@ fn push_word(
     let sym = engine.pos();
     t.mark_symbol_at(sym, start);
     engine.structured = left_out(t, sym, line_sym);
-    engine.says_nothing_new = says_nothing_new(t);
+    (engine.says_nothing_new, engine.says_little_new) = t.news();
     (engine.push(h), sym)
 }
 

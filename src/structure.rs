@@ -65,6 +65,14 @@ pub(crate) struct LineCues {
     visible: u16,
     /// The first mark of the line is `=`, early in it: `name = value`, an assignment.
     assigns: bool,
+    /// Names shaped as only code writes them: a call (`name(`) and a name joined by `_`
+    /// (`U_co`, `assert_type`).
+    names: u16,
+    /// A backtick: code quoted inside prose (`` `foo(bar)` ``), which the shapes then say
+    /// nothing about.
+    quoted: bool,
+    /// The last two bytes of the blocks before (a shape may straddle two blocks).
+    prev: [u8; 2],
 }
 
 impl LineCues {
@@ -79,6 +87,9 @@ impl LineCues {
                 }
             }
             let sums = count(part);
+            if lane(sums, 4) > 0 || self.prev[1] == b'_' {
+                self.shapes(part);
+            }
             let add = |a: u16, k: u32| (a as u32 + lane(sums, k)).min(u16::MAX as u32) as u16;
             self.letters = add(self.letters, 0);
             self.digits = add(self.digits, 1);
@@ -88,11 +99,48 @@ impl LineCues {
     }
 }
 
-/// Bytes summed in one go: each lane of the sum holds at most this many.
-const LANE_MAX: usize = 4096;
+impl LineCues {
+    /// Counts the code-shaped names of `part`, the next bytes of the line, which holds a
+    /// `(`, `_` or backtick or follows a `_`.
+    fn shapes(&mut self, part: &[u8]) {
+        // A `_` that ended the blocks before is judged by the byte after it.
+        let [p0, p1] = self.prev;
+        if let Some(&next) = part.first() {
+            if p1 == b'_' && joins(p0, next) {
+                self.names = self.names.saturating_add(1);
+            }
+        }
+        for i in memchr::memchr3_iter(b'(', b'_', b'`', part) {
+            let before = if i > 0 { part[i - 1] } else { p1 };
+            let shaped = match part[i] {
+                b'(' => before.is_ascii_alphanumeric() || before == b'_',
+                b'_' => part.get(i + 1).is_some_and(|&after| joins(before, after)),
+                _ => {
+                    self.quoted = true;
+                    false
+                }
+            };
+            self.names = self.names.saturating_add(shaped as u16);
+        }
+        self.prev = match part {
+            [.., a, b] => [*a, *b],
+            [b] => [p1, *b],
+            [] => self.prev,
+        };
+    }
+}
 
-/// The cue counts of `bytes` (at most `LANE_MAX`), one 16-bit lane each: letters, digits,
-/// marks, visible bytes. One table load and one addition a byte.
+/// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
+fn joins(before: u8, after: u8) -> bool {
+    before.is_ascii_alphanumeric() && after.is_ascii_alphanumeric()
+}
+
+/// Bytes summed in one go: each 12-bit lane of the sum holds at most this many.
+const LANE_MAX: usize = 4095;
+
+/// The cue counts of `bytes` (at most `LANE_MAX`), one 12-bit lane each: letters, digits,
+/// marks, visible bytes, and bytes that may shape a name. One table load and one addition a
+/// byte.
 #[inline]
 fn count(bytes: &[u8]) -> u64 {
     bytes
@@ -101,7 +149,7 @@ fn count(bytes: &[u8]) -> u64 {
 }
 
 fn lane(sums: u64, k: u32) -> u32 {
-    (sums >> (16 * k)) as u16 as u32
+    (sums >> (12 * k)) as u32 & 0xfff
 }
 
 /// `CUE` spread into the lanes `count` sums.
@@ -110,7 +158,11 @@ static CUE_LANES: [u64; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = CUE[b] as u64;
-        t[b] = (c & 1) | ((c >> 1) & 1) << 16 | ((c >> 2) & 1) << 32 | ((c >> 3) & 1) << 48;
+        t[b] = (c & 1)
+            | ((c >> 1) & 1) << 12
+            | ((c >> 2) & 1) << 24
+            | ((c >> 3) & 1) << 36
+            | ((c >> 4) & 1) << 48;
         b += 1;
     }
     t
@@ -120,6 +172,8 @@ const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 const MARK: u8 = 4;
 const VISIBLE: u8 = 8;
+/// A byte that may shape a name as code (`(`, `_`) or quote code in prose (a backtick).
+const SHAPE: u8 = 16;
 
 /// Cue classes of bytes for [`LineCues`]. Bytes of multi-byte characters are letters.
 static CUE: [u8; 256] = {
@@ -149,6 +203,10 @@ static CUE: [u8; 256] = {
             MARK | VISIBLE
         } else if c > b' ' && c < 0x7f {
             VISIBLE
+        } else {
+            0
+        } | if matches!(c, b'(' | b'_' | b'`') {
+            SHAPE
         } else {
             0
         };
@@ -345,7 +403,8 @@ impl Structure {
         }
         match kind {
             LineKind::Code => self.code_run = self.code_run.saturating_add(1),
-            LineKind::Blank | LineKind::Comment | LineKind::Data => {}
+            // A comment, a decorator or a tag between two lines of code does not end the code.
+            LineKind::Blank | LineKind::Comment | LineKind::Data | LineKind::Markup => {}
             _ => self.code_run = 0,
         }
         if kind != LineKind::Blank {
@@ -407,7 +466,10 @@ impl Structure {
         // `name = value` at the head of a line: an assignment, a setting.
         let assignment = c.assigns && self.indent == 0 && !self.first_word_star;
         let marked = c.code_marks >= 3 && c.code_marks as u32 * 8 >= c.visible as u32;
-        if code_end || marked || assignment || (self.indent > 0 && self.code_run > 0) {
+        // A name shaped as only code writes one (`assert_type(`, `U_co`), not quoted: prose
+        // puts a space before its brackets and joins its words with spaces.
+        let named = c.names >= 1 && !c.quoted;
+        if code_end || marked || assignment || named || (self.indent > 0 && self.code_run > 0) {
             return if matches!(lead.first(), Some(b'<' | b'@')) {
                 LineKind::Markup
             } else {

@@ -35,6 +35,10 @@ pub(crate) const STARTS: usize = 256;
 const LINES: usize = 64;
 /// New words among the last 64 at which a text says nothing new.
 const NOTHING_NEW: u32 = 1;
+/// New words among the last 64 at which a text says little new: a near loop warns only then.
+/// A warning, earlier and cheaper than a halt, allows the odd new word of a paraphrase; a
+/// list that names a new thing on most lines (declarations, keywords, menus) gives far more.
+const LITTLE_NEW: u32 = 4;
 /// A byte of a word, as tokenizers read one: an ASCII letter or digit, `_`, or a byte of a
 /// multi-byte character.
 fn is_word_byte(b: u8) -> bool {
@@ -394,6 +398,14 @@ impl TextState {
     #[inline]
     pub fn says_nothing_new(&self) -> bool {
         self.novelty.new_words() <= NOTHING_NEW
+    }
+
+    /// Whether the recent text says nothing new and whether it says little new: at most
+    /// [`NOTHING_NEW`] and at most [`LITTLE_NEW`] of its last 64 words are new.
+    #[inline]
+    pub fn news(&self) -> (bool, bool) {
+        let new = self.novelty.new_words();
+        (new <= NOTHING_NEW, new <= LITTLE_NEW)
     }
 
     /// Records that stream symbol `sym` starts at the current byte.

@@ -568,3 +568,85 @@ fn no_break_spaces_are_white_space() {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// Tables of combinations, as type tests and overload sets are written: every line is a
+    /// call or a signature made of a few names used again and again, in a new combination.
+    /// Lines shaped as code (`name(`, `a_b`) are code wherever they stand, so they never halt
+    /// as a near loop of prose.
+    #[test]
+    fn tables_of_combinations_never_halt(
+        pairs in proptest::collection::vec((0usize..8, 0usize..8, 0usize..4), 40..80),
+    ) {
+        const ARGS: [&str; 8] = ["AR_f", "AR_i", "f4", "i8", "u8", "b_", "c16", "AR_LIKE_f"];
+        const TYPES: [&str; 4] = ["np.float64", "np.int64", "Any", "npt.NDArray[np.float64]"];
+        let mut tests = String::new();
+        let mut stubs = String::new();
+        let mut seen = std::collections::HashSet::new();
+        for &(a, b, t) in &pairs {
+            if seen.insert((a, b)) {
+                tests += &format!("assert_type({} + {}, {})\n", ARGS[a], ARGS[b], TYPES[t]);
+                stubs += &format!(
+                    "@overload\ndef add(x1: {}, x2: {}) -> {}: ...\n",
+                    ARGS[a], ARGS[b], TYPES[t]
+                );
+            }
+        }
+        for s in presets() {
+            for text in [&tests, &stubs] {
+                let got = halts(&s, text);
+                prop_assert!(got.iter().all(Option::is_none), "{}: {:?}", text, got);
+            }
+        }
+    }
+
+    /// A list that names a new thing on every line (a syntax file's keywords, a menu) is
+    /// regular, not a near loop: it does not even warn.
+    #[test]
+    fn keyword_lists_with_fresh_names_do_not_warn(
+        names in proptest::collection::hash_set(name(), 40..80),
+    ) {
+        let text: String = names
+            .iter()
+            .map(|n| format!("syn match sqlGlobals '@@{n}'\n"))
+            .collect();
+        for s in presets() {
+            let alarms = first_alarms(&s, &text);
+            prop_assert!(alarms.iter().all(Option::is_none), "{}: {:?}", text, alarms);
+        }
+    }
+}
+
+/// One call wrapped over several lines, written out three times (a test expecting three
+/// retries), is an unrolled statement and does not halt; an import written out again does
+/// nothing, so it halts as any exact loop does.
+#[test]
+fn wrapped_calls_are_unrolled_and_imports_are_not() {
+    let call = "    $this->expectHttpRequest($url,\n                             \
+                RequestMethod::GET,\n                             $headers,\n                             \
+                null,\n                             $failure);\n";
+    let test = format!(
+        "  public function testRetries() {{\n    $failure = ['status_code' => 500];\n{}    \
+         $this->assertFalse(file_get_contents('gs://bucket/object.png'));\n  }}\n",
+        call.repeat(3)
+    );
+    for s in presets() {
+        let got = halts(&s, &test).map(|h| h.map(|(_, v)| v));
+        assert_eq!(got, [None, None], "{test}");
+    }
+    // With tokens the import halts once its copies cover the halt span, as a loop in prose
+    // does (an unrolled line waits for its eighth copy); as text, whose symbols are words, once the copies also
+    // cover the halt span.
+    let imports = format!(
+        "import os\nimport sys\n{}",
+        "import bank_account.account_data_service\n".repeat(30)
+    );
+    for s in presets() {
+        let [tokens, text] = halts(&s, &imports);
+        let (line, v) = tokens.expect("the import loop fed as tokens did not halt");
+        assert!(line < 2 + 8, "tokens halted at line {line}: {v:?}");
+        assert!(text.is_some(), "the import loop fed as text did not halt");
+    }
+}

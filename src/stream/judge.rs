@@ -20,7 +20,8 @@ const DATA_SPAN_FACTOR: u32 = 4;
 /// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
 /// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
 /// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines with a word
-/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`).
+/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`) and one
+/// call wrapped over five lines, written three times (see `one_line`).
 const CODE_LINE_COPIES: u32 = 8;
 
 /// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
@@ -164,6 +165,7 @@ impl StreamGuard {
                     } else if self.text.in_code()
                         && f.span / f.period.max(1) < CODE_LINE_COPIES
                         && one_line(block)
+                        && !imports(block)
                     {
                         // In code, one line written out again is an unrolled loop
                         // (`point_double(r, r);` five times): people write a few of them,
@@ -356,14 +358,51 @@ impl StreamGuard {
     }
 }
 
-/// The block is one whole line: it holds one line break. (A repetition inside a line, with
-/// none, is judged by the line's length: see `within_a_code_line`.)
+/// The block is one statement: it holds one line break outside parentheses and square
+/// brackets (braces open blocks of statements, not one). A call wrapped over
+/// several lines (`$this->expectHttpRequest($url,` … `$failure);`, written three times to
+/// test three retries) is one line as its writer sees it. The block is a rotation of the
+/// loop, so it may begin inside the brackets: breaks count at the shallowest depth any of
+/// them stands at. (A repetition inside a line, with none, is judged by the line's length:
+/// see `within_a_code_line`.)
 fn one_line(parts: [&[u8]; 2]) -> bool {
-    parts
-        .iter()
-        .map(|p| memchr::memchr_iter(b'\n', p).count())
-        .sum::<usize>()
-        == 1
+    let (mut depth, mut shallowest, mut breaks) = (0i32, i32::MAX, 0u32);
+    for &b in parts.iter().flat_map(|p| p.iter()) {
+        match b {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b'\n' if depth < shallowest => (shallowest, breaks) = (depth, 1),
+            b'\n' if depth == shallowest => breaks += 1,
+            _ => {}
+        }
+    }
+    breaks == 1
+}
+
+/// A line of the block imports or includes something (`import`, `from … import`,
+/// `#include`, `use`, `using`, `require`): importing a thing again does nothing, so such a
+/// line written out again is never an unrolled loop. (The block's first 256 bytes are read.)
+fn imports(parts: [&[u8]; 2]) -> bool {
+    let mut block = [0u8; 256];
+    let n = parts[0].len().min(block.len());
+    block[..n].copy_from_slice(&parts[0][..n]);
+    let m = parts[1].len().min(block.len() - n);
+    block[n..n + m].copy_from_slice(&parts[1][..m]);
+    let block = &block[..n + m];
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1))
+        .any(|start| {
+            let line = &block[start..];
+            let line = &line[line
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count()..];
+            let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
+            [&b"import "[..], b"#include", b"use ", b"using ", b"require"]
+                .iter()
+                .any(|k| line.starts_with(k))
+                || (line.starts_with(b"from ") && memchr::memmem::find(line, b" import ").is_some())
+        })
 }
 
 /// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
@@ -373,5 +412,42 @@ fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8];
         [&a[skip..], b]
     } else {
         [&[], &b[(skip - a.len()).min(b.len())..]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    fn lines(text: &str) -> bool {
+        let (a, b) = text.split_at(text.len() / 2);
+        one_line([a.as_bytes(), b.as_bytes()])
+    }
+
+    #[test]
+    fn a_statement_wrapped_over_lines_is_one_line() {
+        assert!(lines("point_double(r, r);\n"));
+        assert!(lines(
+            "$this->expect($url,\n        GET,\n        $failure);\n"
+        ));
+        // A rotation of that block, beginning inside its brackets.
+        assert!(lines(
+            "        GET,\n        $failure);\n$this->expect($url,\n"
+        ));
+        assert!(!lines("a = f(x)\nb = g(a)\n"));
+        assert!(!lines("if x:\n    return y\n"));
+        assert!(!lines("    return *this;\n}\nV& operator*=(V o) {\n"));
+        assert!(!lines("no break at all"));
+    }
+
+    #[test]
+    fn imports_are_told_in_any_rotation() {
+        let imports = |t: &str| super::imports([t.as_bytes(), b""]);
+        assert!(imports("import os.path\n"));
+        assert!(imports("_service\nimport bank_account.account_data"));
+        assert!(imports("))\nfrom flask_cors import (CORS,\n    x"));
+        assert!(imports("\n#include <stdio.h>"));
+        assert!(!imports("point_double(r, r);\n"));
+        assert!(!imports("from the start, it was\n"));
     }
 }
