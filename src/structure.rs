@@ -68,6 +68,9 @@ pub(crate) struct LineCues {
     /// Names shaped as only code writes them: a call (`name(`) and a name joined by `_`
     /// (`U_co`, `assert_type`).
     names: u16,
+    /// A tab after the line's first visible byte: it aligns columns, as code and tables do
+    /// and prose never does.
+    tabbed: bool,
     /// A backtick: code quoted inside prose (`` `foo(bar)` ``), which the shapes then say
     /// nothing about.
     quoted: bool,
@@ -101,8 +104,13 @@ impl LineCues {
 
 impl LineCues {
     /// Counts the code-shaped names of `part`, the next bytes of the line, which holds a
-    /// `(`, `_` or backtick or follows a `_`.
+    /// `(`, `_`, backtick or tab or follows a `_`.
     fn shapes(&mut self, part: &[u8]) {
+        if !self.tabbed {
+            if let Some(t) = memchr::memrchr(b'\t', part) {
+                self.tabbed = self.visible > 0 || part[..t].iter().any(|&b| b > b' ');
+            }
+        }
         // A `_` that ended the blocks before is judged by the byte after it.
         let [p0, p1] = self.prev;
         if let Some(&next) = part.first() {
@@ -172,7 +180,8 @@ const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 const MARK: u8 = 4;
 const VISIBLE: u8 = 8;
-/// A byte that may shape a name as code (`(`, `_`) or quote code in prose (a backtick).
+/// A byte that may shape a name as code (`(`, `_`), quote code in prose (a backtick) or
+/// align columns (a tab).
 const SHAPE: u8 = 16;
 
 /// Cue classes of bytes for [`LineCues`]. Bytes of multi-byte characters are letters.
@@ -205,7 +214,7 @@ static CUE: [u8; 256] = {
             VISIBLE
         } else {
             0
-        } | if matches!(c, b'(' | b'_' | b'`') {
+        } | if matches!(c, b'(' | b'_' | b'`' | b'\t') {
             SHAPE
         } else {
             0
@@ -469,7 +478,14 @@ impl Structure {
         // A name shaped as only code writes one (`assert_type(`, `U_co`), not quoted: prose
         // puts a space before its brackets and joins its words with spaces.
         let named = c.names >= 1 && !c.quoted;
-        if code_end || marked || assignment || named || (self.indent > 0 && self.code_run > 0) {
+        let columns = c.tabbed;
+        if code_end
+            || marked
+            || assignment
+            || named
+            || columns
+            || (self.indent > 0 && self.code_run > 0)
+        {
             return if matches!(lead.first(), Some(b'<' | b'@')) {
                 LineKind::Markup
             } else {

@@ -1096,6 +1096,27 @@ mod tests {
     }
 
     #[test]
+    fn lines_with_names_only_code_writes_or_aligned_columns_are_code() {
+        // What follows such a line stands in a run of code.
+        for code in [
+            "assert_type(f4 + i8, np.floating)\nassert_type",
+            "def add(x1: i8, x2: u8) -> Any: ...\n@overload\ndef",
+            "syn keyword sqlType bigint_unsigned\nsyn",
+            "nnoremenu 1.80 PopUp.Select\\ &Line\tV\nonoremenu",
+        ] {
+            assert!(unprose_after(code), "{code:?}");
+        }
+        // Prose: brackets after a space, names joined by spaces, code quoted in backticks.
+        for prose in [
+            "The cat (a tabby) sat on the mat.\nThe",
+            "Call `run_all(jobs)` to start them.\nThe",
+            "\tIndented by a tab, then prose.\nThe",
+        ] {
+            assert!(!unprose_after(prose), "{prose:?}");
+        }
+    }
+
+    #[test]
     fn bullet_items_are_told_apart() {
         let bullet_after = |text: &str| read(text).bullet();
         for item in ["* Add support for", "- item", "+ more", "x\n* next"] {
