@@ -303,7 +303,10 @@ impl StreamGuard {
         }
         self.engine.text_known = self.has_text;
         self.engine.structured = self.has_text && (url || left_out(&self.text, sym, self.line_sym));
-        (self.engine.says_nothing_new, self.engine.says_little_new) = self.text.news();
+        let (nothing_new, little_new) = self.text.news();
+        self.engine.says_nothing_new = nothing_new;
+        // On ids alone what is new is not known: a near loop warns as it always did.
+        self.engine.says_little_new = little_new || !self.has_text;
         let v = self.settle(id, sym, text);
         if marked.is_some() {
             self.after_token(marked);

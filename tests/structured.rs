@@ -650,3 +650,29 @@ fn wrapped_calls_are_unrolled_and_imports_are_not() {
         assert!(text.is_some(), "the import loop fed as text did not halt");
     }
 }
+
+/// On ids alone nothing says what is new, so a near loop warns as it always did (the
+/// new-word rate holds back warnings only where the text is known).
+#[test]
+fn on_ids_alone_a_near_loop_still_warns() {
+    let config = StreamConfig::new(&StreamSettings::preset(Preset::Balanced)).unwrap();
+    let mut g = StreamGuard::new(&config);
+    let block: Vec<u32> = (0..40).map(|k| 1000 + k * 7).collect();
+    let mut first = None;
+    for copy in 0..12u32 {
+        for (k, &id) in block.iter().enumerate() {
+            // Each copy changes a different symbol: no two copies alike back to back.
+            let id = if k as u32 == copy * 3 {
+                50_000 + copy
+            } else {
+                id
+            };
+            let v = g.push_token(id, None);
+            if v.action >= Action::Warn && first.is_none() {
+                first = Some(v);
+            }
+        }
+    }
+    let v = first.expect("no warning on a near loop fed as ids");
+    assert_eq!(v.kind, LoopKind::NearLoop, "{v:?}");
+}
