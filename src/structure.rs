@@ -74,7 +74,7 @@ pub(crate) struct LineCues {
     /// A backtick: code quoted inside prose (`` `foo(bar)` ``), which the shapes then say
     /// nothing about.
     quoted: bool,
-    /// The last two bytes of the blocks before (a shape may straddle two blocks).
+    /// The last two bytes of the line's blocks before this one (a shape may straddle two).
     prev: [u8; 2],
 }
 
@@ -93,6 +93,11 @@ impl LineCues {
             if lane(sums, 4) > 0 || self.prev[1] == b'_' {
                 self.shapes(part);
             }
+            self.prev = match part {
+                [.., a, b] => [*a, *b],
+                [b] => [self.prev[1], *b],
+                [] => self.prev,
+            };
             let add = |a: u16, k: u32| (a as u32 + lane(sums, k)).min(u16::MAX as u32) as u16;
             self.letters = add(self.letters, 0);
             self.digits = add(self.digits, 1);
@@ -130,11 +135,6 @@ impl LineCues {
             };
             self.names = self.names.saturating_add(shaped as u16);
         }
-        self.prev = match part {
-            [.., a, b] => [*a, *b],
-            [b] => [p1, *b],
-            [] => self.prev,
-        };
     }
 }
 

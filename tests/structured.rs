@@ -676,3 +676,22 @@ fn on_ids_alone_a_near_loop_still_warns() {
     let v = first.expect("no warning on a near loop fed as ids");
     assert_eq!(v.kind, LoopKind::NearLoop, "{v:?}");
 }
+
+/// A line of code written without a space (`library(df)`) is one symbol when read as text:
+/// repeated, it still halts by its eighth copy (or the preset's `line_halt_copies`, if
+/// more), however it is fed, and not only after the count a word stutter needs.
+#[test]
+fn a_line_without_spaces_repeated_halts_by_its_eighth_copy() {
+    let text = format!("x <- read.csv(f)\n{}", "library(df)\n".repeat(40));
+    for s in presets() {
+        for (way, h) in halts(&s, &text).iter().enumerate() {
+            let (line, v) = h.unwrap_or_else(|| panic!("way {way} did not halt"));
+            // One line more: a 16-byte chunk of text may end past the line that halts.
+            let copies = s.line_halt_copies.max(8) as usize;
+            assert!(
+                line <= 1 + copies + 1,
+                "way {way} halted at line {line}: {v:?}"
+            );
+        }
+    }
+}

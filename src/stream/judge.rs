@@ -279,7 +279,15 @@ impl StreamGuard {
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
             && (text.lines_block || says_nothing_new(&self.text));
-        let halt = !text.lines_structured || ladder;
+        // One line of code written out verbatim again and again halts from
+        // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
+        // may be one symbol, whose loop would wait for a word stutter's count). A line of
+        // data or filler (`NULL,` slots) is judged as data is, by the symbols' loop.
+        let unrolled_past = f.period == 1
+            && text.lines_numbers == Numbers::Same
+            && f.span >= CODE_LINE_COPIES
+            && !self.last_line_is_data();
+        let halt = !text.lines_structured || ladder || unrolled_past;
         let mut action = f.level;
         if action == Action::Halt && !halt {
             action = Action::Warn;
@@ -310,6 +318,14 @@ impl StreamGuard {
             f.kind
         };
         self.text_verdict(&f, action, kind, Unit::Line, onset_byte, sym, now)
+    }
+
+    /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all.
+    fn last_line_is_data(&self) -> bool {
+        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
+        start
+            .and_then(|s| self.text.bytes_from(s))
+            .is_some_and(|(a, b)| is_data([a, b]) || is_filler([a, b]))
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.
