@@ -65,9 +65,9 @@ pub(crate) struct LineCues {
     visible: u16,
     /// The first mark of the line is `=`, early in it: `name = value`, an assignment.
     assigns: bool,
-    /// Names shaped as only code writes them: a call (`name(`) and a name joined by `_`
+    /// A name shaped as only code writes one: a call (`name(`) or a name joined by `_`
     /// (`U_co`, `assert_type`).
-    names: u16,
+    named: bool,
     /// A tab after the line's first visible byte: it aligns columns, as code and tables do
     /// and prose never does.
     tabbed: bool,
@@ -119,9 +119,7 @@ impl LineCues {
         // A `_` that ended the blocks before is judged by the byte after it.
         let [p0, p1] = self.prev;
         if let Some(&next) = part.first() {
-            if p1 == b'_' && joins(p0, next) {
-                self.names = self.names.saturating_add(1);
-            }
+            self.named |= p1 == b'_' && joins(p0, next);
         }
         for i in memchr::memchr3_iter(b'(', b'_', b'`', part) {
             let before = if i > 0 { part[i - 1] } else { p1 };
@@ -133,7 +131,7 @@ impl LineCues {
                     false
                 }
             };
-            self.names = self.names.saturating_add(shaped as u16);
+            self.named |= shaped;
         }
     }
 }
@@ -477,7 +475,7 @@ impl Structure {
         let marked = c.code_marks >= 3 && c.code_marks as u32 * 8 >= c.visible as u32;
         // A name shaped as only code writes one (`assert_type(`, `U_co`), not quoted: prose
         // puts a space before its brackets and joins its words with spaces.
-        let named = c.names >= 1 && !c.quoted;
+        let named = c.named && !c.quoted;
         let columns = c.tabbed;
         if code_end
             || marked
