@@ -105,11 +105,9 @@ impl LineCues {
             self.visible = add(self.visible, 3);
         }
     }
-}
 
-impl LineCues {
-    /// Counts the code-shaped names of `part`, the next bytes of the line, which holds a
-    /// `(`, `_`, backtick or tab or follows a `_`.
+    /// Reads `part`, the next bytes of the line, which holds a `(`, `_`, backtick or tab or
+    /// follows a `_`, for a code-shaped name, a backtick and a tab that aligns columns.
     fn shapes(&mut self, part: &[u8]) {
         if !self.tabbed {
             if let Some(t) = memchr::memrchr(b'\t', part) {
