@@ -243,6 +243,8 @@ pub(crate) struct Structure {
     /// The line before this one (blank lines aside) was structured: code, markup, a comment,
     /// data, a field or a table row.
     after_structured: bool,
+    /// The line before this one (blank lines aside) was data: numbers more than words.
+    after_data: bool,
     /// What the line's head says so far (see `unprose` and `bullet`).
     unprose: bool,
     bullet: bool,
@@ -263,6 +265,7 @@ impl Structure {
             in_table: false,
             code_run: 0,
             after_structured: false,
+            after_data: false,
             unprose: false,
             bullet: false,
         };
@@ -288,7 +291,8 @@ impl Structure {
 
     /// Inside a code fence, a table, a line that begins with white space, a `field:` line, a
     /// line that begins with markup (`<`, `@`, `#`, `>>>`, `;` ...), with three digits (a date
-    /// or a version) or with a drawn rule (`---`, `━━━`), or a line in a run of code: repetition
+    /// or a version) or with a drawn rule (`---`, `━━━`), a line after a line of data (a table
+    /// of values, `y = 0, m = 10, d = 5`), or a line in a run of code: repetition
     /// there (code, changelog entries, licence fields, doctests, HTML) does not count towards a
     /// near loop. Prose, list items and quotes count.
     #[inline]
@@ -338,6 +342,7 @@ impl Structure {
             || field
             || markup
             || self.lead_rule
+            || self.after_data
             || (CODE_REGIONS && self.code_run > 0);
         self.bullet = self.lead_len >= 2
             && b"*-+".contains(&self.lead[0])
@@ -415,6 +420,7 @@ impl Structure {
         if kind != LineKind::Blank {
             self.after_structured = kind.is_structured()
                 || matches!(kind, LineKind::Data | LineKind::Field | LineKind::Rule);
+            self.after_data = kind == LineKind::Data;
         }
         if fence && !self.in_fence {
             // A closing fence ends its code: the next line is judged on its own.

@@ -1096,13 +1096,15 @@ mod tests {
     }
 
     #[test]
-    fn lines_with_names_only_code_writes_or_aligned_columns_are_code() {
+    fn lines_with_names_only_code_writes_aligned_columns_or_data_lead_out_of_prose() {
         // What follows such a line stands in a run of code.
         for code in [
             "assert_type(f4 + i8, np.floating)\nassert_type",
             "def add(x1: i8, x2: u8) -> Any: ...\n@overload\ndef",
             "syn keyword sqlType bigint_unsigned\nsyn",
             "nnoremenu 1.80 PopUp.Select\\ &Line\tV\nonoremenu",
+            // After a line of data: a table of values (a program's printed output).
+            "y = 0, m = 10, d = 5\ny",
         ] {
             assert!(unprose_after(code), "{code:?}");
         }
