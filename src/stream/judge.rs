@@ -414,9 +414,17 @@ fn imports(parts: [&[u8]; 2]) -> bool {
                 .take_while(|&&b| b == b' ' || b == b'\t')
                 .count()..];
             let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
-            [&b"import "[..], b"#include", b"use ", b"using ", b"require"]
-                .iter()
-                .any(|k| line.starts_with(k))
+            [
+                &b"import "[..],
+                b"#include",
+                b"use ",
+                b"using ",
+                b"require ",
+                b"require(",
+                b"require_relative ",
+            ]
+            .iter()
+            .any(|k| line.starts_with(k))
                 || (line.starts_with(b"from ") && memchr::memmem::find(line, b" import ").is_some())
         })
 }
@@ -465,5 +473,7 @@ mod tests {
         assert!(imports("\n#include <stdio.h>"));
         assert!(!imports("point_double(r, r);\n"));
         assert!(!imports("from the start, it was\n"));
+        assert!(imports("require 'json'\n"));
+        assert!(!imports("required: true\n"));
     }
 }
