@@ -397,7 +397,7 @@ impl TextState {
     /// [`NOVELTY_WINDOW`](crate::novelty::NOVELTY_WINDOW) words are new.
     #[inline]
     pub fn says_nothing_new(&self) -> bool {
-        self.novelty.new_words() <= NOTHING_NEW
+        self.news().0
     }
 
     /// Whether the recent text says nothing new and whether it says little new: at most
