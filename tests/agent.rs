@@ -732,6 +732,31 @@ fn shell_writes_are_progress_and_reruns_after_them_are_not_repeats() {
     assert!(actions[4] >= Action::Warn, "{actions:?}");
 }
 
+/// An edit that leaves a command failing exactly as before has not fixed it: the third such
+/// failure warns, however many different edits came between.
+#[test]
+fn edits_that_leave_the_failure_as_it_was_are_not_progress() {
+    let mut g = guard();
+    let run = r#"{"command":"javac Repro.java && java Repro"}"#;
+    let mut actions = Vec::new();
+    for i in 0..3 {
+        let edit = format!(r#"{{"command":"sed -i 's/v{i}/v{}/' Repro.java"}}"#, i + 1);
+        assert_eq!(step(&mut g, "bash", &edit, "", None), [Action::Continue; 2]);
+        let err = "/bin/bash: line 4: javac: command not found";
+        actions.push(step(&mut g, "bash", run, err, Some(err))[1]);
+    }
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
+    // The failure changes with each edit: the agent is getting somewhere.
+    let mut g = guard();
+    for i in 0..5 {
+        let edit = format!(r#"{{"command":"sed -i 's/v{i}/v{}/' Repro.java"}}"#, i + 1);
+        step(&mut g, "bash", &edit, "", None);
+        let err = format!("Repro.java:{}: error: cannot find symbol v{i}", 10 + i);
+        let got = step(&mut g, "bash", run, &err, Some("returncode 1"));
+        assert_eq!(got, [Action::Continue; 2], "run {i}");
+    }
+}
+
 #[test]
 fn a_shell_call_is_its_command_not_its_description() {
     // Claude Code's `Bash` sends a description written for the user with each command: the

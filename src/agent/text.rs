@@ -54,7 +54,7 @@ pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
 pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
     let t = trim_ascii(output);
     let mut hasher = Xxh3::new();
-    let mut prev: &[u8] = &[];
+    let (mut before, mut prev): (&[u8], &[u8]) = (&[], &[]);
     // A number is held back one word: "1.25 seconds" folds it.
     let mut held: Option<&[u8]> = None;
     let mut first = true;
@@ -74,13 +74,15 @@ pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
             });
         }
         let core = strip_punct(w);
-        if is_number(core) && !after_pid(prev) {
+        let counter = after_pid(prev) || shell_counter(before, prev);
+        if is_number(core) && !counter {
             held = Some(w);
-        } else if is_volatile(core) || (after_pid(prev) && is_number(core)) {
+        } else if is_volatile(core) || (counter && is_number(core)) {
             emit(b"#");
         } else {
             emit(w);
         }
+        before = prev;
         prev = w;
     }
     if let Some(n) = held {
@@ -146,6 +148,17 @@ fn is_time_unit(w: &[u8]) -> bool {
 fn after_pid(prev: &[u8]) -> bool {
     let p = strip_punct(prev);
     p.eq_ignore_ascii_case(b"pid") || p.eq_ignore_ascii_case(b"process")
+}
+
+/// The words before name a shell's own line counter (`bash: line 27424:`, `sh: 3:`): in a
+/// session that keeps one shell, it counts the commands run so far, not anything the agent did.
+fn shell_counter(before: &[u8], prev: &[u8]) -> bool {
+    let shell = |w: &[u8]| {
+        let name = w.strip_suffix(b":").unwrap_or_default();
+        let name = name.rsplit(|b| *b == b'/').next().unwrap_or_default();
+        matches!(name, b"sh" | b"bash" | b"dash" | b"zsh" | b"ksh")
+    };
+    shell(prev) || (prev == b"line" && shell(before))
 }
 
 /// A word that changes between runs of the same command whatever the agent does.
@@ -495,6 +508,7 @@ mod tests {
         assert_ne!(fp("chunk 1"), fp("chunk 2"));
         assert_ne!(fp("ab"), fp("a b"));
         assert_ne!(fp("line 40: x"), fp("line 41: x"));
+        assert_ne!(fp("a.sh: line 40: x"), fp("a.sh: line 41: x"));
         assert_ne!(fp("FAILED test_a"), fp("FAILED test_b"));
         let long = "x ".repeat(5000);
         assert_eq!(fp(&long), fp(&long.replace(' ', "\n\n")));
@@ -513,6 +527,12 @@ mod tests {
             ("09:14:02 INFO ready", "09:15:47 INFO ready"),
             ("id 9f1c2d3e-aaaa-bbbb", "id 0a1b2c3d-cccc-dddd"),
             ("file tmpa8x3k2q9 created", "file tmpzz81kd02 created"),
+            // A long-lived shell numbers its diagnostics by the commands run so far.
+            (
+                "/bin/bash: line 27424: javac: command not found",
+                "/bin/bash: line 27478: javac: command not found",
+            ),
+            ("sh: 1: mvn: not found", "sh: 12: mvn: not found"),
         ] {
             assert_eq!(fp(a), fp(b), "{a:?} vs {b:?}");
         }
