@@ -757,6 +757,58 @@ fn edits_that_leave_the_failure_as_it_was_are_not_progress() {
     }
 }
 
+/// An agent that meets the same failure and walks again the steps it took after it last
+/// time (find, open, search, edit, run …) is going round a long loop; one that goes back to a
+/// file it read, past a mistake it had already put right, is navigating.
+#[test]
+fn a_replay_of_earlier_steps_through_a_standing_failure_warns() {
+    let walk = [
+        ("javac Repro.java", "/bin/bash: line 7: javac: command not found", true),
+        ("find_file Gson.java", "Found 1 match: src/Gson.java", false),
+        ("open src/Gson.java", "[File: src/Gson.java (900 lines total)]", false),
+        ("search_file toJson", "Found 12 matches for toJson", false),
+        ("goto 680", "[File: src/Gson.java (900 lines total)] 680: ...", false),
+        ("find_file Streams.java", "Found 1 match: src/Streams.java", false),
+        ("open src/Streams.java", "[File: src/Streams.java (120 lines total)]", false),
+    ];
+    let mut g = guard();
+    let mut first = None;
+    for round in 0..2 {
+        for (i, (cmd, out, fails)) in walk.iter().enumerate() {
+            let args = serde_json::json!({ "command": cmd }).to_string();
+            let v = g.call("bash", args.as_bytes()).clone();
+            if v.action > Action::Continue && first.is_none() {
+                first = Some((round, i, v.kind));
+            }
+            let err = fails.then_some(out.as_bytes());
+            g.result(Some(out.as_bytes()), err);
+        }
+        let edit = format!(r#"{{"command":"edit 116:116\n  toString{round}()\nend_of_edit"}}"#);
+        step(&mut g, "bash", &edit, "File updated.", None);
+    }
+    // javac fails again, then find_file and open as before: the third step warns.
+    assert_eq!(first, Some((1, 2, AgentLoopKind::Cycle)));
+
+    // The failure was put right by the next call: going back over the same ground is not a loop.
+    let mut g = guard();
+    let path = [
+        ("open src/Factory.java", "[File: src/Factory.java (900 lines total)]", false),
+        ("search_file setLimit Factory.java", "Usage: search_file <term> [<file>]", true),
+        ("search_file setLimit src/Factory.java", "Found 2 matches", false),
+        ("goto 872", "[File: src/Factory.java] 872: ...", false),
+        ("find_file Limits.java", "Found 1 match: src/Limits.java", false),
+        ("open src/Limits.java", "[File: src/Limits.java (300 lines total)]", false),
+        ("goto 214", "[File: src/Limits.java] 214: ...", false),
+    ];
+    for round in 0..2 {
+        for (cmd, out, fails) in path {
+            let args = serde_json::json!({ "command": cmd }).to_string();
+            let got = step(&mut g, "bash", &args, out, fails.then_some(out));
+            assert_eq!(got, [Action::Continue; 2], "round {round}: {cmd}");
+        }
+    }
+}
+
 #[test]
 fn a_shell_call_is_its_command_not_its_description() {
     // Claude Code's `Bash` sends a description written for the user with each command: the

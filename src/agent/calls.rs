@@ -4,6 +4,9 @@
 use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
 use crate::Action;
 
+/// Calls in a row that must repeat an earlier stretch for a replay.
+const REPLAY_CALLS: usize = 3;
+
 impl AgentGuard {
     /// 1 when the loop memory holds an identical-call loop on call `i`, which then counts one
     /// repeat more: a loop the agent fell into before warns one repeat earlier. A scan of the
@@ -95,6 +98,48 @@ impl AgentGuard {
                     );
                 }
             }
+            return;
+        }
+    }
+
+    /// The agent walks again a stretch of its own earlier calls, in the same order and with
+    /// the same results, farther back than a cycle reaches (find, open, search, edit … then
+    /// all of it again). The current call and the `REPLAY_CALLS - 1` before it each repeat
+    /// the call `d` earlier, which returned what they returned.
+    pub(super) fn replay(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.cycle.is_off() || me < REPLAY_CALLS {
+            return;
+        }
+        let first = me + 1 - REPLAY_CALLS;
+        for d in s.cycle_max as usize + 1..=first {
+            let same = |i: usize| {
+                let (a, b) = (&self.calls[i], &self.calls[i - d]);
+                a.memo == b.memo && (i == me || (a.outcome.is_some() && a.outcome == b.outcome))
+            };
+            // Through a failure its tool has not got past since it first met it.
+            let standing = |i: usize| {
+                let c = &self.calls[i];
+                c.error.is_some() && !(i - d..me).any(|k| self.succeeded(k, c.tool))
+            };
+            if !(first..=me).all(same) || !(first..me).any(standing) {
+                continue;
+            }
+            let mut f = Finding::new(
+                AgentLoopKind::Cycle,
+                Action::Warn,
+                Reason::NoProgress,
+                2,
+                2,
+            );
+            f.period = d as u32;
+            f.calls = (first - d..first).chain(first..=me).collect();
+            f.subject = Some(
+                (first..=me)
+                    .map(|i| self.calls[i].label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" → "),
+            );
+            found.push(f);
             return;
         }
     }

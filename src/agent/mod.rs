@@ -546,6 +546,7 @@ impl AgentGuard {
             self.identical(s, me, &mut found);
             self.interleaved(s, me, &mut found);
             self.cycle(s, me, &mut found);
+            self.replay(s, me, &mut found);
             self.dead_end_at_call(s, me, &mut found);
             self.near_duplicate(s, me, &mut found);
         }

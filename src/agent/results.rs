@@ -62,7 +62,7 @@ impl AgentGuard {
     }
 
     /// Call `i` is to `tool` and returned without an error.
-    fn succeeded(&self, i: usize, tool: u64) -> bool {
+    pub(super) fn succeeded(&self, i: usize, tool: u64) -> bool {
         let c = &self.calls[i];
         c.tool == tool && c.outcome.is_some() && c.error.is_none()
     }
