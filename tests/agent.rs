@@ -763,13 +763,33 @@ fn edits_that_leave_the_failure_as_it_was_are_not_progress() {
 #[test]
 fn a_replay_of_earlier_steps_through_a_standing_failure_warns() {
     let walk = [
-        ("javac Repro.java", "/bin/bash: line 7: javac: command not found", true),
+        (
+            "javac Repro.java",
+            "/bin/bash: line 7: javac: command not found",
+            true,
+        ),
         ("find_file Gson.java", "Found 1 match: src/Gson.java", false),
-        ("open src/Gson.java", "[File: src/Gson.java (900 lines total)]", false),
+        (
+            "open src/Gson.java",
+            "[File: src/Gson.java (900 lines total)]",
+            false,
+        ),
         ("search_file toJson", "Found 12 matches for toJson", false),
-        ("goto 680", "[File: src/Gson.java (900 lines total)] 680: ...", false),
-        ("find_file Streams.java", "Found 1 match: src/Streams.java", false),
-        ("open src/Streams.java", "[File: src/Streams.java (120 lines total)]", false),
+        (
+            "goto 680",
+            "[File: src/Gson.java (900 lines total)] 680: ...",
+            false,
+        ),
+        (
+            "find_file Streams.java",
+            "Found 1 match: src/Streams.java",
+            false,
+        ),
+        (
+            "open src/Streams.java",
+            "[File: src/Streams.java (120 lines total)]",
+            false,
+        ),
     ];
     let mut g = guard();
     let mut first = None;
@@ -792,12 +812,32 @@ fn a_replay_of_earlier_steps_through_a_standing_failure_warns() {
     // The failure was put right by the next call: going back over the same ground is not a loop.
     let mut g = guard();
     let path = [
-        ("open src/Factory.java", "[File: src/Factory.java (900 lines total)]", false),
-        ("search_file setLimit Factory.java", "Usage: search_file <term> [<file>]", true),
-        ("search_file setLimit src/Factory.java", "Found 2 matches", false),
+        (
+            "open src/Factory.java",
+            "[File: src/Factory.java (900 lines total)]",
+            false,
+        ),
+        (
+            "search_file setLimit Factory.java",
+            "Usage: search_file <term> [<file>]",
+            true,
+        ),
+        (
+            "search_file setLimit src/Factory.java",
+            "Found 2 matches",
+            false,
+        ),
         ("goto 872", "[File: src/Factory.java] 872: ...", false),
-        ("find_file Limits.java", "Found 1 match: src/Limits.java", false),
-        ("open src/Limits.java", "[File: src/Limits.java (300 lines total)]", false),
+        (
+            "find_file Limits.java",
+            "Found 1 match: src/Limits.java",
+            false,
+        ),
+        (
+            "open src/Limits.java",
+            "[File: src/Limits.java (300 lines total)]",
+            false,
+        ),
         ("goto 214", "[File: src/Limits.java] 214: ...", false),
     ];
     for round in 0..2 {

@@ -124,13 +124,7 @@ impl AgentGuard {
             if !(first..=me).all(same) || !(first..me).any(standing) {
                 continue;
             }
-            let mut f = Finding::new(
-                AgentLoopKind::Cycle,
-                Action::Warn,
-                Reason::NoProgress,
-                2,
-                2,
-            );
+            let mut f = Finding::new(AgentLoopKind::Cycle, Action::Warn, Reason::NoProgress, 2, 2);
             f.period = d as u32;
             f.calls = (first - d..first).chain(first..=me).collect();
             f.subject = Some(
