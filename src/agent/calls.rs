@@ -105,9 +105,11 @@ impl AgentGuard {
     /// The agent walks again a stretch of its own earlier calls, in the same order and with
     /// the same results, farther back than a cycle reaches (find, open, search, edit … then
     /// all of it again). The current call and the `REPLAY_CALLS - 1` before it each repeat
-    /// the call `d` earlier, which returned what they returned.
+    /// the call `d` earlier, which returned what they returned. A replay is a cycle through a
+    /// failure: it is on when both `cycle` and `same_error` are (never in a peer's preset,
+    /// none of which has it), and only warns.
     pub(super) fn replay(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
-        if s.cycle.is_off() || me < REPLAY_CALLS {
+        if s.cycle.is_off() || s.same_error.is_off() || me < REPLAY_CALLS {
             return;
         }
         let first = me + 1 - REPLAY_CALLS;

@@ -170,6 +170,8 @@ pub struct AgentSettings {
     /// See `cycle_min`.
     pub cycle_max: u32,
     /// Full turns of a cycle, back to back (period `k` fires at `k × turns + cycle_tail` calls).
+    /// With `same_error` on, a longer cycle through a failure also warns: the same failure,
+    /// then three calls repeating, with the same results, those made after it last time.
     pub cycle: Thresholds,
     /// Extra calls after the last full turn before a cycle counts (`1`: A B A B A).
     pub cycle_tail: u32,
