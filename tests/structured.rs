@@ -501,6 +501,34 @@ fn closing_tags_and_names_grown_by_new_suffixes_do_not_warn() {
     }
 }
 
+/// A name grown three times in a row by one suffix (`is_empty`, `is_empty_value`,
+/// `is_empty_value_value`, `is_empty_value_value_value`) halts at the fourth name: people who
+/// grow a name add a new suffix each time. Three growths by new suffixes still only warn.
+#[test]
+fn a_name_grown_three_times_by_one_suffix_halts() {
+    let mut stutter = String::new();
+    let mut name = String::from("is_empty");
+    for _ in 0..6 {
+        stutter += &format!("    def {name}(self):\n        return self.items == []\n\n");
+        name += "_value";
+    }
+    for s in presets() {
+        for (way, h) in halts(&s, &stutter).iter().enumerate() {
+            let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
+            // Each method is three lines; the fourth name is on line 10.
+            assert!(*line <= 12, "way {way}: halted at line {line}: {v:?}");
+            assert_eq!(v.kind, LoopKind::GrowingRepeat, "way {way}: {v:?}");
+        }
+    }
+    let family = "pub fn binary_search(&self, x: &K) -> R { todo!() }\n\
+                  pub fn binary_search_by<F>(&self, f: F) -> R { todo!() }\n\
+                  pub fn binary_search_by_key<B, F>(&self, b: &B, f: F) -> R { todo!() }\n\
+                  pub fn binary_search_by_key_mut<B, F>(&mut self, b: &B, f: F) -> R { todo!() }\n";
+    for s in presets() {
+        assert_eq!(halts(&s, family), [None, None], "{family}");
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 

@@ -10,10 +10,13 @@ use crate::verdict::{Action, LoopKind};
 /// before a halt: three names that grow can be a person's naming (`parse`, `parse_int`,
 /// `parse_int_radix`), each growth by a new suffix; a name grown twice in a row by the same
 /// suffix (`to_f_with_c_with_c`), or three times whatever the suffixes, warns; five names
-/// are a loop.
+/// are a loop, and so are four grown three times in a row by one suffix (`is_empty`,
+/// `is_empty_value`, `…_value_value`, `…_value_value_value`: a chain can start late, at a
+/// name of `NAME_MIN` bytes, and people add a new suffix each time).
 const GROWTH_WARN: u32 = 3;
 const GROWTH_SAME_WARN: u32 = 2;
 const GROWTH_HALT: u32 = 4;
+const GROWTH_SAME_HALT: u32 = 3;
 /// Copies of a block with a counter in it (`age = 19`, `age = 20`, …) that warn and that halt,
 /// while the copies say nothing new. People write out short counts (a 16-byte seed, the years
 /// of a copyright line, the versions a parser supports) and name something new in longer ones
@@ -172,7 +175,7 @@ impl TextState {
     pub(super) fn growth_finding(&self, line_start: u64) -> Finding {
         let g = self.novelty.growth();
         let (grown, unit, len) = (g.grown, g.unit, g.len);
-        let level = if grown >= GROWTH_HALT && self.lines_halt {
+        let level = if (grown >= GROWTH_HALT || g.same >= GROWTH_SAME_HALT) && self.lines_halt {
             Action::Halt
         } else if (grown >= GROWTH_WARN || g.same >= GROWTH_SAME_WARN) && self.lines_warn {
             Action::Warn
