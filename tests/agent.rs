@@ -849,6 +849,50 @@ fn a_replay_of_earlier_steps_through_a_standing_failure_warns() {
     }
 }
 
+/// A long-lived shell runs each command where the last lone `cd` left it: the same `ls -F`
+/// one directory deeper each time is a walk, not a repeat; the same `ls -F` back in the same
+/// place, with the same listing, is.
+#[test]
+fn a_lone_cd_moves_the_calls_after_it() {
+    let mut g = guard();
+    let dirs = ["src/", "main/", "java/", "com/", "example/", "app/"];
+    for (i, d) in dirs.iter().enumerate() {
+        let cd = format!(r#"{{"command":"cd {d}"}}"#);
+        assert_eq!(
+            step(&mut g, "bash", &cd, "", None),
+            [Action::Continue; 2],
+            "{d}"
+        );
+        let listing = format!("{}\n", dirs.get(i + 1).unwrap_or(&"App.java"));
+        let got = step(&mut g, "bash", r#"{"command":"ls -F"}"#, &listing, None);
+        assert_eq!(got, [Action::Continue; 2], "ls in {d}");
+    }
+    // Up and down between two directories, listing the same thing each time.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for _ in 0..4 {
+        step(&mut g, "bash", r#"{"command":"cd src"}"#, "", None);
+        actions.push(step(&mut g, "bash", r#"{"command":"ls -F"}"#, "main/", None)[0]);
+        step(&mut g, "bash", r#"{"command":"cd .."}"#, "", None);
+    }
+    assert!(actions.iter().any(|&a| a >= Action::Warn), "{actions:?}");
+    // A `cd` that fails leaves the shell where it was: the same failing `cd` again is a repeat.
+    let mut g = guard();
+    let err = "/bin/bash: line 9: cd: fastxml: No such file or directory";
+    let got: Vec<Action> = (0..3)
+        .map(|_| {
+            step(
+                &mut g,
+                "bash",
+                r#"{"command":"cd fastxml"}"#,
+                err,
+                Some(err),
+            )[1]
+        })
+        .collect();
+    assert_eq!(got.last(), Some(&Action::Warn), "{got:?}");
+}
+
 #[test]
 fn a_shell_call_is_its_command_not_its_description() {
     // Claude Code's `Bash` sends a description written for the user with each command: the

@@ -234,6 +234,10 @@ pub struct AgentGuard {
     /// works on changed. A call that is not itself a write carries the version it saw, so the
     /// same read or test run after a write is a new observation, not a repeat.
     version: u64,
+    /// Where the lone `cd` commands of a shell tool have left it (`""`: where it started),
+    /// and where the call awaiting its result moves it if it succeeds.
+    cwd: String,
+    cd: Option<String>,
     /// Replies the harness rejected in a row, and the step of the first of them.
     rejections: u32,
     rejected_since: u64,
@@ -286,6 +290,8 @@ impl AgentGuard {
             now_ms: None,
             last_tool_ms: None,
             failure_epoch: 0,
+            cwd: String::new(),
+            cd: None,
             version: 0,
             rejections: 0,
             rejected_since: 0,
@@ -341,6 +347,8 @@ impl AgentGuard {
         self.runaway_chars = 0;
         self.last_tool_ms = self.now_ms;
         self.failure_epoch = self.step;
+        self.cwd.clear();
+        self.cd = None;
         self.rejections = 0;
         self.strikes = 0;
         self.blocks = 0;
@@ -358,6 +366,8 @@ impl AgentGuard {
             + self.messages.capacity() * std::mem::size_of::<(u64, WordSet)>()
             + self.messages.len() * topic::WORDS * 4
             + self.message_bytes.capacity()
+            + self.cwd.capacity()
+            + self.cd.as_ref().map_or(0, String::capacity)
             + self.scratch.capacity()
             + self
                 .message_guard
@@ -450,7 +460,17 @@ impl AgentGuard {
         let shell_tool = policy.is_some_and(|p| p.shell)
             || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool));
         let (effect, shell_line) = if shell_tool {
-            let call = shell::call_of(args);
+            let mut call = shell::call_of(args);
+            // A long-lived shell runs a command where the last lone `cd` left it: `ls -F`
+            // after `cd src/` lists another directory than the `ls -F` before it.
+            self.cd = shell::cd_target(&call.line).map(|to| shell::moved(&self.cwd, &to));
+            // Told only by the guard, the directory is part of the call but not of its label.
+            let mut preview = None;
+            if call.dir.is_none() && !self.cwd.is_empty() {
+                call.dir = Some(self.cwd.clone());
+                preview = d.preview.take().filter(|_| call.plain);
+                call.plain = false;
+            }
             if !call.plain {
                 // A shell call is the command it runs and where, however it is sent (Codex's
                 // argv). A description written for the user (Claude Code's `Bash`), a
@@ -467,9 +487,11 @@ impl AgentGuard {
                     [&s.ignored_fields, fields],
                 );
                 d.valid = valid;
+                d.preview = d.preview.take().or(preview);
             }
             (shell::effect(&call.line), Some(call.line))
         } else {
+            self.cd = None;
             (ShellEffect::default(), None)
         };
         let progress = effect.writes
@@ -636,6 +658,9 @@ impl AgentGuard {
         if wrote {
             self.failure_epoch = step;
             self.version += 1;
+        }
+        if let Some(to) = self.cd.take().filter(|_| err_fp.is_none()) {
+            self.cwd = to;
         }
         let outcome = self.calls[me].outcome;
         // A changed result for the same call is progress: its runs restart.

@@ -268,6 +268,70 @@ fn is_search_program(name: &str) -> bool {
     )
 }
 
+/// The directory a command line moves a long-lived shell to, when the line is one `cd` (or
+/// `pushd`) and nothing else: `cd src/` gives `src/`, a bare `cd` gives `~`. A `cd` joined to
+/// other commands (`cd /repo && make`) is left alone: a harness that starts a shell for each
+/// command forgets it, and the line names its directory itself.
+pub(crate) fn cd_target(line: &str) -> Option<String> {
+    let commands = split(line);
+    let [simple] = &commands[..] else {
+        return None;
+    };
+    match &simple.words[..] {
+        [cd] if cd == "cd" || cd == "pushd" => Some("~".into()),
+        [cd, dir] if (cd == "cd" || cd == "pushd") && dir != "-" => Some(dir.clone()),
+        _ => None,
+    }
+}
+
+/// Bytes of a working directory kept: a deeper one keeps its last bytes.
+const CWD_MAX: usize = 512;
+
+/// Where `cd target` from `cwd` leads, `.` and `..` resolved. A directory is absolute (`/…`),
+/// under the home directory (`~…`) or relative to wherever the shell started (`""` is that
+/// place, known to nobody, so `..` from it stays `..`).
+pub(crate) fn moved(cwd: &str, target: &str) -> String {
+    let joined;
+    let path = if target.starts_with('/') || target.starts_with('~') || cwd.is_empty() {
+        target
+    } else {
+        joined = format!("{cwd}/{target}");
+        &joined
+    };
+    let (prefix, rest) = match path.as_bytes().first() {
+        Some(b'/') => ("/", &path[1..]),
+        Some(b'~') => ("~", &path[1..]),
+        _ => ("", path),
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rest.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        match (part, parts.last()) {
+            ("..", Some(&last)) if last != ".." => {
+                parts.pop();
+            }
+            ("..", _) if prefix == "/" => {}
+            _ => parts.push(part),
+        }
+    }
+    let mut out = match prefix {
+        "" => parts.join("/"),
+        "~" if parts.is_empty() => "~".to_owned(),
+        _ => format!(
+            "{prefix}{}{}",
+            if prefix == "~" { "/" } else { "" },
+            parts.join("/")
+        ),
+    };
+    if out.len() > CWD_MAX {
+        let mut cut = out.len() - CWD_MAX;
+        while !out.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out.drain(..cut);
+    }
+    out
+}
+
 /// Commands that move around or print rather than do the work: a line's program is the first
 /// command that is not one of these (`cd src && cargo test`: `cargo`).
 fn is_plumbing(name: &str) -> bool {
@@ -726,6 +790,33 @@ fn utf8_len(b: u8) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_cd_moves_the_shell() {
+        assert_eq!(cd_target("cd src/").as_deref(), Some("src/"));
+        assert_eq!(cd_target("  cd \"my dir\" ").as_deref(), Some("my dir"));
+        assert_eq!(cd_target("cd").as_deref(), Some("~"));
+        assert_eq!(cd_target("cd src && ls"), None);
+        assert_eq!(cd_target("cd -"), None);
+        assert_eq!(cd_target("ls"), None);
+        assert_eq!(moved("", "src/"), "src");
+        assert_eq!(moved("src", "main/java"), "src/main/java");
+        assert_eq!(moved("src/main", ".."), "src");
+        assert_eq!(moved("src", "../.."), "..");
+        assert_eq!(moved("src", "./main/./java/"), "src/main/java");
+        assert_eq!(moved("src", "/repo/x"), "/repo/x");
+        assert_eq!(moved("/repo/x", "../../../y"), "/y");
+        assert_eq!(moved("/repo", "~"), "~");
+        assert_eq!(moved("~", "proj/.."), "~");
+        assert_eq!(moved("~/a", "b"), "~/a/b");
+        let deep = moved("", &"abcdefgh/".repeat(200));
+        assert!(
+            deep.len() <= CWD_MAX && deep.ends_with("abcdefgh"),
+            "{deep}"
+        );
+        let wide = moved("", &"é".repeat(400));
+        assert!(wide.len() <= CWD_MAX, "{}", wide.len());
+    }
 
     fn writes(cmd: &str) -> bool {
         effect(cmd).writes
