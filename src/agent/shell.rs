@@ -273,6 +273,10 @@ fn is_search_program(name: &str) -> bool {
 /// other commands (`cd /repo && make`) is left alone: a harness that starts a shell for each
 /// command forgets it, and the line names its directory itself.
 pub(crate) fn cd_target(line: &str) -> Option<String> {
+    let t = line.trim_start();
+    if !(t.starts_with("cd") || t.starts_with("pushd")) {
+        return None;
+    }
     let commands = split(line);
     let [simple] = &commands[..] else {
         return None;
