@@ -746,6 +746,30 @@ fn edits_that_leave_the_failure_as_it_was_are_not_progress() {
         actions.push(step(&mut g, "bash", run, err, Some(err))[1]);
     }
     assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
+    // The same traceback, a line lower after each edit that added a line above it.
+    let mut g = guard();
+    let run = r#"{"command":"python check.py"}"#;
+    let mut actions = Vec::new();
+    for i in 0..3 {
+        let edit = format!(r#"{{"command":"sed -i '1i import sys  # {i}' check.py"}}"#);
+        step(&mut g, "bash", &edit, "", None);
+        let tb = format!(
+            "Traceback (most recent call last):\n  File \"/repo/check.py\", line {}, in \
+             <module>\n    from parser.core import Parser\nModuleNotFoundError: No module \
+             named 'parser'",
+            2 + i
+        );
+        actions.push(
+            step(
+                &mut g,
+                "bash",
+                run,
+                &tb,
+                Some("Traceback (most recent call last):"),
+            )[1],
+        );
+    }
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
     // The failure changes with each edit: the agent is getting somewhere.
     let mut g = guard();
     for i in 0..5 {

@@ -65,7 +65,7 @@ use self::failure::reported_failure;
 use self::memory::LoopMemory;
 pub use self::memory::{MemoryError, MAX_MEMORY, MAX_MEMORY_BYTES};
 use self::shell::ShellEffect;
-use self::text::{failure_fingerprint, result_fingerprint, ArgWords};
+use self::text::{failure_fingerprint, result_fingerprints, ArgWords};
 use self::topic::WordSet;
 pub use self::verdict::{AgentLoopKind, AgentStats, AgentVerdict, Reason, Recommendation};
 use crate::{Action, StreamGuard};
@@ -109,6 +109,9 @@ struct CallRec {
     sketch: Sketch,
     /// Result and error together; `None` until the result arrives.
     outcome: Option<u64>,
+    /// The outcome with positions in files folded (see `text::result_fingerprints`): what
+    /// tells the same command's same failure before and after an edit.
+    placeless: Option<u64>,
     error: Option<u64>,
     result_len: usize,
     /// The outcome was new to the window: the agent learnt something.
@@ -539,6 +542,7 @@ impl AgentGuard {
             key,
             sketch: d.sketch,
             outcome: None,
+            placeless: None,
             error: None,
             result_len: 0,
             novel: false,
@@ -604,7 +608,7 @@ impl AgentGuard {
             .map_or(output, |e| Some(e.output.as_bytes()));
         let nothing_found =
             self.calls[me].search && failure::prints_nothing(output.unwrap_or_default());
-        let (out_fp, out_len) = result_fingerprint(if nothing_found {
+        let (out_fp, out_placeless, out_len) = result_fingerprints(if nothing_found {
             b""
         } else {
             output.unwrap_or_default()
@@ -648,6 +652,8 @@ impl AgentGuard {
         {
             let c = &mut self.calls[me];
             c.outcome = (!silent).then_some(outcome);
+            c.placeless = (!silent)
+                .then(|| xxh3_64_with_seed(&out_placeless.to_le_bytes(), err_fp.unwrap_or(0)));
             c.error = err_fp;
             c.result_len = out_len;
             c.novel = novel;

@@ -48,15 +48,17 @@ impl AgentGuard {
             .rev()
             .find(|&i| self.succeeded(i, tool))
             .map_or(lo, |i| i + 1);
-        // An edit that leaves a command failing exactly as it failed has not fixed it: the
-        // same command's same output counts from before the last write too.
-        let (memo, outcome) = (self.calls[me].memo, self.calls[me].outcome);
+        // An edit that leaves a command failing exactly as it failed (but for where the
+        // lines now stand) has not fixed it: the same command's same output counts from
+        // before the last write too.
+        let (memo, placeless) = (self.calls[me].memo, self.calls[me].placeless);
         (lo..end)
             .filter(|&i| {
                 let c = &self.calls[i];
                 c.tool == tool
                     && c.error == Some(fp)
-                    && (c.step >= self.failure_epoch || (c.memo == memo && c.outcome == outcome))
+                    && (c.step >= self.failure_epoch
+                        || (c.memo == memo && c.placeless == placeless))
             })
             .collect()
     }

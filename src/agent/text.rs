@@ -49,46 +49,76 @@ pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
 /// run whatever the agent does — durations (`0.53s`, `12 ms`), times and dates, memory
 /// addresses, long hex ids, process ids, temporary paths — read as `#`. A changed result (a new
 /// page, a different test failure, another line number) is progress, so nothing else is
-/// folded. Returns the fingerprint and the trimmed length. One pass, constant memory,
-/// whatever the size.
-pub(crate) fn result_fingerprint(output: &[u8]) -> (u64, usize) {
+/// folded. One pass, constant memory, whatever the size.
+///
+/// The second fingerprint, made in the same pass, also reads positions in files as `#`
+/// (`line 12`, `app.py:12:`, `Repro.java:40`): an edit moves the lines after it, so a failure
+/// reported two lines lower after an edit is the same failure. Only the same command's
+/// failures are compared this way. Returns both and the trimmed length.
+pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     let t = trim_ascii(output);
     let mut hasher = Xxh3::new();
+    let mut placeless = Xxh3::new();
     let (mut before, mut prev): (&[u8], &[u8]) = (&[], &[]);
     // A number is held back one word: "1.25 seconds" folds it.
     let mut held: Option<&[u8]> = None;
     let mut first = true;
-    let mut emit = |w: &[u8]| {
+    let mut emit = |w: &[u8], position: bool| {
         if !first {
             hasher.update(b" ");
+            placeless.update(b" ");
         }
         first = false;
         hasher.update(w);
+        placeless.update(if position { b"#" } else { w });
     };
     for w in t.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
         if let Some(n) = held.take() {
-            emit(if is_time_unit(strip_punct(w)) {
-                b"#"
-            } else {
-                n
-            });
+            let position = strip_punct(before).eq_ignore_ascii_case(b"line");
+            emit(
+                if is_time_unit(strip_punct(w)) {
+                    b"#"
+                } else {
+                    n
+                },
+                position,
+            );
         }
         let core = strip_punct(w);
         let counter = after_pid(prev) || shell_counter(before, prev);
         if is_number(core) && !counter {
             held = Some(w);
         } else if is_volatile(core) || (counter && is_number(core)) {
-            emit(b"#");
+            emit(b"#", false);
         } else {
-            emit(w);
+            emit(w, is_file_position(core));
         }
         before = prev;
         prev = w;
     }
     if let Some(n) = held {
-        emit(n);
+        emit(n, strip_punct(before).eq_ignore_ascii_case(b"line"));
     }
-    (hasher.digest(), t.len())
+    (hasher.digest(), placeless.digest(), t.len())
+}
+
+/// A file and a place in it, as compilers and test runners print them: a name with an
+/// extension, then `:` and a line number (`app.py:12`, `Repro.java:40:7`).
+fn is_file_position(w: &[u8]) -> bool {
+    let Some(colon) = memchr::memchr(b':', w) else {
+        return false;
+    };
+    let (file, place) = (&w[..colon], &w[colon + 1..]);
+    let name = file.rsplit(|b| *b == b'/').next().unwrap_or_default();
+    let extension = match memchr::memrchr(b'.', name) {
+        Some(dot) if dot > 0 => &name[dot + 1..],
+        _ => return false,
+    };
+    !extension.is_empty()
+        && extension.iter().all(u8::is_ascii_alphanumeric)
+        && extension.iter().any(u8::is_ascii_alphabetic)
+        && place.first().is_some_and(u8::is_ascii_digit)
+        && place.iter().all(|b| b.is_ascii_digit() || *b == b':')
 }
 
 /// Punctuation that wraps words in prose and logs.
@@ -503,7 +533,7 @@ mod tests {
 
     #[test]
     fn results_ignore_layout_and_chatter_only() {
-        let fp = |s: &str| result_fingerprint(s.as_bytes()).0;
+        let fp = |s: &str| result_fingerprints(s.as_bytes()).0;
         assert_eq!(fp("a  b\n\tc "), fp("a b c"));
         assert_ne!(fp("chunk 1"), fp("chunk 2"));
         assert_ne!(fp("ab"), fp("a b"));
@@ -535,6 +565,33 @@ mod tests {
             ("sh: 1: mvn: not found", "sh: 12: mvn: not found"),
         ] {
             assert_eq!(fp(a), fp(b), "{a:?} vs {b:?}");
+        }
+        // Positions in files count for a result, not for the failure it reports.
+        let placeless = |s: &str| result_fingerprints(s.as_bytes()).1;
+        for (a, b) in [
+            (
+                "File \"t.py\", line 2, in <module>\nModuleNotFoundError: No module named 'com'",
+                "File \"t.py\", line 4, in <module>\nModuleNotFoundError: No module named 'com'",
+            ),
+            (
+                "Repro.java:10: error: ';' expected",
+                "Repro.java:12: error: ';' expected",
+            ),
+            (
+                "src/app.py:3:7: E999 SyntaxError",
+                "src/app.py:5:1: E999 SyntaxError",
+            ),
+            ("error at line 7", "error at line 9"),
+        ] {
+            assert_ne!(fp(a), fp(b), "{a:?} vs {b:?}");
+            assert_eq!(placeless(a), placeless(b), "{a:?} vs {b:?}");
+        }
+        for (a, b) in [
+            ("assert 0 == 7", "assert 1 == 7"),
+            ("expected 3 lines, got 4", "expected 3 lines, got 5"),
+            ("version 1.2:3", "version 1.2:4"),
+        ] {
+            assert_ne!(placeless(a), placeless(b), "{a:?} vs {b:?}");
         }
     }
 
