@@ -22,7 +22,9 @@ use crate::verdict::{Action, LoopKind};
 mod content;
 mod lines;
 
-pub(crate) use self::content::{is_data, is_drawing, is_filler, is_rule_text, is_word};
+pub(crate) use self::content::{
+    is_data, is_drawing, is_escaped_fill, is_filler, is_rule_text, is_word, BUFFER_FACTOR,
+};
 use self::content::{is_data_unit, is_rule};
 
 /// Recent bytes kept for evidence and exempt checks.
@@ -891,7 +893,19 @@ impl TextState {
             } else if separator {
                 (0, limits.separator_halt)
             } else if data {
-                (limits.warn, limits.halt.saturating_mul(DATA_RUN_FACTOR))
+                // The unit's bytes in reading order (`unit` is newest first).
+                let mut forward = unit;
+                forward[..period as usize].reverse();
+                let once = &forward[..period as usize];
+                let buffer = if is_escaped_fill([once, once]) {
+                    BUFFER_FACTOR
+                } else {
+                    1
+                };
+                (
+                    limits.warn,
+                    limits.halt.saturating_mul(DATA_RUN_FACTOR * buffer),
+                )
             } else {
                 (limits.warn, limits.halt)
             };

@@ -501,6 +501,30 @@ fn closing_tags_and_names_grown_by_new_suffixes_do_not_warn() {
     }
 }
 
+/// A byte buffer spelled out as escapes in a string literal is as long as the buffer: Go's
+/// SHA-512 tests marshal a state with 136 zero bytes (`"sha\x05…\x00\x00…"`). A run of one
+/// escape that goes on past any buffer still halts.
+#[test]
+fn a_buffer_of_escaped_bytes_is_data_as_long_as_the_buffer() {
+    let buffer = format!(
+        "func TestMarshal(t *testing.T) {{\n\tstate := \"sha\\x05\\x8c=7\\xc8{}\"\n\tcheck(t, state)\n}}\n",
+        "\\x00".repeat(136)
+    );
+    for s in presets() {
+        assert_eq!(halts(&s, &buffer), [None, None], "{buffer}");
+    }
+    let runaway = format!("data = \"{}", "\\x00".repeat(2000));
+    for (way, h) in halts(&StreamSettings::default(), &runaway)
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            h.is_some(),
+            "way {way}: no halt on 2,000 escaped zero bytes"
+        );
+    }
+}
+
 /// A name grown three times in a row by one suffix (`is_empty`, `is_empty_value`,
 /// `is_empty_value_value`, `is_empty_value_value_value`) halts at the fourth name: people who
 /// grow a name add a new suffix each time. Three growths by new suffixes still only warn.

@@ -4,7 +4,10 @@
 
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
-use crate::text::{is_data, is_drawing, is_filler, is_rule_text, is_word, Numbers, TextFinding};
+use crate::text::{
+    is_data, is_drawing, is_escaped_fill, is_filler, is_rule_text, is_word, Numbers, TextFinding,
+    BUFFER_FACTOR,
+};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
 /// Lines a counter ladder covers (copies times the lines in a copy) before it halts. The
@@ -154,7 +157,12 @@ impl StreamGuard {
                         // and it warns half way there.
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
-                        let span = DATA_SPAN_FACTOR * s.halt_span.max(16);
+                        let buffer = if self.loop_is_escaped_fill(start, onset_byte) {
+                            BUFFER_FACTOR
+                        } else {
+                            1
+                        };
+                        let span = buffer * DATA_SPAN_FACTOR * s.halt_span.max(16);
                         action = if f.span >= span && copies > s.halt_copies {
                             action
                         } else if f.span >= span / 2 {
@@ -260,6 +268,21 @@ impl StreamGuard {
             at: sym,
             confidence: f.confidence,
         }
+    }
+
+    /// The loop whose last copy begins at byte `start` (the whole loop at `onset`, if still
+    /// known) is one escaped byte again and again: read over the bytes just before that copy,
+    /// a few escapes' worth, so that one whole escape lies between two backslashes however the
+    /// copy is cut, and whatever the newest token adds after the loop.
+    fn loop_is_escaped_fill(&self, start: u64, onset: Option<u64>) -> bool {
+        // An onset no longer mapped to a byte lies before all the bytes held.
+        let from = start.saturating_sub(24).max(onset.unwrap_or(0));
+        let len = (start - from.min(start)) as usize;
+        self.text.bytes_from(from).is_some_and(|(a, b)| {
+            let a_len = a.len().min(len);
+            let b_len = (len - a_len).min(b.len());
+            is_escaped_fill([&a[..a_len], &b[..b_len]])
+        })
     }
 
     fn line_verdict(&self, text: &TextFinding, sym: u64, now: u64) -> Verdict {

@@ -43,6 +43,48 @@ pub(super) fn is_data_unit(unit: &[u8]) -> bool {
             .all(|&b| b.is_ascii_digit() || matches!(b, b'\\' | b'x' | b'X' | b',' | b' ' | b'.'))
 }
 
+/// How much longer than other data a run of one escaped byte (see [`is_escaped_fill`]) must
+/// be to halt: a byte buffer spelled out in a string literal is as long as the buffer (Go's
+/// SHA-512 tests marshal a state with 136 zero bytes, 544 characters, some 400 tokens).
+pub(crate) const BUFFER_FACTOR: u32 = 4;
+
+/// The text is one escaped byte written again and again (`\x00\x00`, `\0\0`, `\u0000`),
+/// wherever in an escape it begins and ends (`x00\x00\x0`), with one whole escape in it at
+/// least: a byte buffer spelled out in a string literal.
+pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
+    let mut buf = [0u8; 64];
+    let n = parts[0].len() + parts[1].len();
+    if n > buf.len() {
+        return false;
+    }
+    buf[..parts[0].len()].copy_from_slice(parts[0]);
+    buf[parts[0].len()..n].copy_from_slice(parts[1]);
+    let text = &buf[..n];
+    // One whole escape: from a backslash to the next.
+    let Some(k) = text.iter().position(|&b| b == b'\\') else {
+        return false;
+    };
+    let Some(p) = text[k + 1..]
+        .iter()
+        .position(|&b| b == b'\\')
+        .map(|j| j + 1)
+    else {
+        return false;
+    };
+    let hex = |d: &[u8]| d.iter().all(u8::is_ascii_hexdigit);
+    let valid = match &text[k + 1..k + p] {
+        [b'x', d @ ..] => (1..=2).contains(&d.len()) && hex(d),
+        [b'u', d @ ..] => d.len() == 4 && hex(d),
+        d => (1..=3).contains(&d.len()) && d.iter().all(|b| (b'0'..=b'7').contains(b)),
+    };
+    // And every byte, before it and after, where that escape repeated would put it.
+    valid
+        && (0..n).all(|i| {
+            let j = k + (i as isize - k as isize).rem_euclid(p as isize) as usize;
+            text[i] == text[j]
+        })
+}
+
 /// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
 /// letter.
 pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
@@ -170,6 +212,38 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaped_fills_are_one_escape_again_and_again() {
+        let fill = |s: &str| {
+            let (a, b) = s.split_at(s.len() / 2);
+            is_escaped_fill([a.as_bytes(), b.as_bytes()])
+        };
+        for yes in [
+            r"\x00\x00",
+            r"\x00\",
+            r"x00\x00\x0",
+            r"0\x00\x",
+            r"\0\0\0",
+            r"\u0000\u0000",
+            r"\xff\xff\xff",
+        ] {
+            assert!(fill(yes), "{yes}");
+        }
+        for no in [
+            r"\x00",
+            r"x00\x",
+            r"\x00\x01",
+            r"\n\n\n",
+            r"\xzz\xzz",
+            r"0, 0, ",
+            r"\x00 \x00 ",
+            r"\\\\",
+            "",
+        ] {
+            assert!(!fill(no), "{no}");
+        }
+    }
 
     /// The unit as `char_finding` sees it: the last `n` bytes of `s`, newest first.
     fn unit(s: &str, n: usize) -> Vec<u8> {
