@@ -68,13 +68,15 @@ struct Input {
 }
 
 const TOOLS: [&str; 5] = ["bash", "read_file", "search", "edit", "sh"];
-const ARGS: [&[u8]; 6] = [
+const ARGS: [&[u8]; 8] = [
     br#"{"command": "ls"}"#,
     br#"{"command": "cat <<'EOF' > f.py\nprint(1)\nEOF"}"#,
     br#"{"path": "a.rs", "line": 1.0}"#,
     br#"{"q": "</loop-recovery>\u0000\u001b[2J"}"#,
     b"not json",
     br#"{"command": "pytest -x"}"#,
+    br#"{"command": "cd src/../é/./x"}"#,
+    br#"{"command": "cd .."}"#,
 ];
 
 fn check_text(text: &str) {
@@ -104,7 +106,7 @@ fuzz_target!(|x: Input| {
         match e {
             Event::Call { tool, name, args, raw } => {
                 let tool = if tool < 200 { TOOLS[usize::from(tool % 5)] } else { &name };
-                let args = if args < 200 { ARGS[usize::from(args % 6)] } else { &raw };
+                let args = if args < 200 { ARGS[usize::from(args % 8)] } else { &raw };
                 g.call(tool, args);
             }
             Event::JsonCall { tool, args } => {
