@@ -75,7 +75,7 @@ const ARGS: [&[u8]; 8] = [
     br#"{"q": "</loop-recovery>\u0000\u001b[2J"}"#,
     b"not json",
     br#"{"command": "pytest -x"}"#,
-    br#"{"command": "cd src/../é/./x"}"#,
+    br#"{"command": "cd src/../\u00e9/./x"}"#,
     br#"{"command": "cd .."}"#,
 ];
 
