@@ -893,19 +893,22 @@ impl TextState {
             } else if separator {
                 (0, limits.separator_halt)
             } else if data {
-                // The unit's bytes in reading order (`unit` is newest first).
-                let mut forward = unit;
-                forward[..period as usize].reverse();
-                let once = &forward[..period as usize];
-                let buffer = if is_escaped_fill([once, once]) {
-                    BUFFER_FACTOR
-                } else {
-                    1
+                // One escaped byte (a buffer spelled out) runs longer still: asked only of a run
+                // past what other data may run. The unit in reading order (`unit` is newest
+                // first).
+                let halt = limits.halt.saturating_mul(DATA_RUN_FACTOR);
+                let buffer = span >= halt && {
+                    let mut forward = unit;
+                    forward[..period as usize].reverse();
+                    let once = &forward[..period as usize];
+                    is_escaped_fill([once, once])
                 };
-                (
-                    limits.warn,
-                    limits.halt.saturating_mul(DATA_RUN_FACTOR * buffer),
-                )
+                let halt = if buffer {
+                    halt.saturating_mul(BUFFER_FACTOR)
+                } else {
+                    halt
+                };
+                (limits.warn, halt)
             } else {
                 (limits.warn, limits.halt)
             };

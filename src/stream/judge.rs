@@ -157,12 +157,15 @@ impl StreamGuard {
                         // and it warns half way there.
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
-                        let buffer = if self.loop_is_escaped_fill(start, onset_byte) {
-                            BUFFER_FACTOR
-                        } else {
-                            1
-                        };
-                        let span = buffer * DATA_SPAN_FACTOR * s.halt_span.max(16);
+                        let base = DATA_SPAN_FACTOR * s.halt_span.max(16);
+                        // One escaped byte (a buffer spelled out) runs longer still: asked only
+                        // once the run is long enough to answer at all.
+                        let span =
+                            if f.span >= base / 2 && self.loop_is_escaped_fill(start, onset_byte) {
+                                BUFFER_FACTOR * base
+                            } else {
+                                base
+                            };
                         action = if f.span >= span && copies > s.halt_copies {
                             action
                         } else if f.span >= span / 2 {
