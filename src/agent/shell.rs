@@ -318,13 +318,10 @@ pub(crate) fn moved(cwd: &str, target: &str) -> String {
         }
     }
     let mut out = match prefix {
-        "" => parts.join("/"),
+        "/" => format!("/{}", parts.join("/")),
         "~" if parts.is_empty() => "~".to_owned(),
-        _ => format!(
-            "{prefix}{}{}",
-            if prefix == "~" { "/" } else { "" },
-            parts.join("/")
-        ),
+        "~" => format!("~/{}", parts.join("/")),
+        _ => parts.join("/"),
     };
     if out.len() > CWD_MAX {
         let mut cut = out.len() - CWD_MAX;
