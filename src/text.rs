@@ -23,7 +23,8 @@ mod content;
 mod lines;
 
 pub(crate) use self::content::{
-    is_data, is_drawing, is_escaped_fill, is_filler, is_rule_text, is_word, BUFFER_FACTOR,
+    is_data, is_drawing, is_escaped_fill, is_filler, is_list_fill, is_rule_text, is_word,
+    BUFFER_FACTOR,
 };
 use self::content::{is_data_unit, is_rule};
 
@@ -208,6 +209,8 @@ pub(crate) struct TextState {
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
     line_starts: Box<[u32]>,
+    /// Per recent line fed to `lines`, newest in bit 0: set when it was markup.
+    markup_lines: u64,
     /// Skeletons of the recent code lines, for templates re-filled.
     templates: Templates,
     template_warn: u32,
@@ -272,6 +275,7 @@ impl TextState {
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
+            markup_lines: 0,
             templates: Templates::new(),
             template_warn: templates.0,
             template_budget: templates.1,
@@ -296,6 +300,7 @@ impl TextState {
         self.long_word = false;
         self.clear_line();
         self.line_start = 0;
+        self.markup_lines = 0;
         self.lines.reset();
         self.structure.reset();
         self.novelty.reset();
@@ -339,6 +344,7 @@ impl TextState {
                 lines_halt,
                 line_start,
                 line_starts,
+                markup_lines,
                 templates,
                 template_warn,
                 template_budget,
@@ -855,6 +861,7 @@ impl TextState {
             );
             let n = self.lines.pos();
             self.line_starts[n as usize % LINES] = self.line_start as u32;
+            self.markup_lines = self.markup_lines << 1 | (kind == LineKind::Markup) as u64;
             if self.lines.push_plain(h as u32) != Action::Continue {
                 f = self.lines.finding();
             }

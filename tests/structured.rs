@@ -747,3 +747,105 @@ fn a_line_without_spaces_repeated_halts_by_its_eighth_copy() {
         }
     }
 }
+
+/// Markup has no loop statement, so an enumeration in it is written out whole: twelve
+/// workspaces of a keybinding schema, three lines each, do not halt; the same ladder of a block
+/// in code (`elif n == 5: return 5`, what a loop is for) halts; and markup counting on past
+/// any enumeration (40 copies) halts too.
+#[test]
+fn a_ladder_in_markup_runs_as_long_as_what_it_enumerates() {
+    let block = |n: u32| {
+        format!(
+            "    <key name=\"move-to-desk-{n}\" type=\"as\">\n      <default>[]</default>\n      \
+             <summary>Move the window to desk {n}</summary>\n    </key>\n"
+        )
+    };
+    let schema = |copies: u32| {
+        let mut t = String::from("<schemalist>\n  <schema id=\"org.example.desks\">\n");
+        for n in 1..=copies {
+            t += &block(n);
+        }
+        t + "  </schema>\n</schemalist>\n"
+    };
+    for s in presets() {
+        let human = schema(12);
+        assert_eq!(halts(&s, &human), [None, None], "{human}");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &schema(40))
+        .iter()
+        .enumerate()
+    {
+        let (_, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt at 40 desks"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+    }
+    let mut code = String::from("def desk(n):\n    if n == 1:\n        return 1\n");
+    for n in 2..=20 {
+        code += &format!("    elif n == {n}:\n        return {n}\n");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &code).iter().enumerate() {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt in code"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        assert!(*line < 30, "way {way}: halted at line {line}");
+    }
+}
+
+/// A one-line ladder whose lines each name something new (registers `r0` to `r31` of a
+/// target description) is a table: it neither halts nor warns. Counting on with nothing new
+/// (`if size == 17: return True`) still warns, then halts.
+#[test]
+fn a_ladder_that_names_something_new_on_each_line_does_not_warn() {
+    let mut regs = String::from("<feature name=\"org.example.core\">\n");
+    for n in 0..32 {
+        regs += &format!("  <reg name=\"r{n}\" bitsize=\"64\" type=\"uint64\"/>\n");
+    }
+    regs += "</feature>\n";
+    for s in presets() {
+        let alarms = first_alarms(&s, &regs);
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+    }
+    let mut ladder = String::from("def fits(size):\n");
+    for n in 1..=40 {
+        ladder += &format!("    if size == {n}: return True\n");
+    }
+    let s = StreamSettings::preset(Preset::Balanced);
+    for (way, v) in first_alarms(&s, &ladder).iter().enumerate() {
+        let v = v
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no warning"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+    }
+    for (way, h) in halts(&s, &ladder).iter().enumerate() {
+        assert!(h.is_some(), "way {way}: no halt on a 40-step ladder");
+    }
+}
+
+/// A blank bitmap or a zeroed buffer written as a list of one number (`0x00, 0x00,` row after
+/// row) is as long as the buffer: a 32×32 icon (128 bytes) whose last seven rows are blank
+/// does not halt. A list of zeros that goes on past any buffer still halts.
+#[test]
+fn a_buffer_written_as_a_list_is_data_as_long_as_the_buffer() {
+    let mut icon = String::from("static unsigned char icon_bits[] = {\n");
+    for row in 0..4 {
+        icon += &format!(
+            "   0x00, 0x0{row}, 0xe0, 0x01, 0x00, 0x00, 0xf0, 0x03, 0x00, 0x00, 0xf0, 0x03,\n"
+        );
+    }
+    for _ in 0..7 {
+        icon += "   0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,\n";
+    }
+    icon += "   0x00, 0x00, 0x00, 0x00};\n";
+    for s in presets() {
+        assert_eq!(halts(&s, &icon), [None, None], "{icon}");
+    }
+    let runaway = format!("zeros = [{}", "0x00, ".repeat(2000));
+    for (way, h) in halts(&StreamSettings::default(), &runaway)
+        .iter()
+        .enumerate()
+    {
+        assert!(h.is_some(), "way {way}: no halt on 2,000 zeros in a list");
+    }
+}

@@ -5,8 +5,8 @@
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
-    is_data, is_drawing, is_escaped_fill, is_filler, is_rule_text, is_word, Numbers, TextFinding,
-    BUFFER_FACTOR,
+    is_data, is_drawing, is_escaped_fill, is_filler, is_list_fill, is_rule_text, is_word, Numbers,
+    TextFinding, BUFFER_FACTOR,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -14,6 +14,12 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// longest ladders in 3.2 M tokens of human code and documentation (`scripts/code_corpus.py`)
 /// cover 17 lines (macro arms counting to 17, generated getters `get 0()` to `get 15()`).
 const LADDER_LINES: u64 = 24;
+
+/// Copies past which a counter ladder of markup halts. Markup has no loop statement, so an
+/// enumeration in it is written out, as long as what it enumerates: the 31 days of a month,
+/// the 32 registers of a processor (valgrind's target descriptions), twelve workspaces of
+/// three lines each (a GNOME keybinding schema).
+const MARKUP_LADDER_COPIES: u32 = 32;
 
 /// How much longer than `halt_span` a loop of data (a block without words) must run before it
 /// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a
@@ -158,14 +164,13 @@ impl StreamGuard {
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
                         let base = DATA_SPAN_FACTOR * s.halt_span.max(16);
-                        // One escaped byte (a buffer spelled out) runs longer still: asked only
-                        // once the run is long enough to answer at all.
-                        let span =
-                            if f.span >= base / 2 && self.loop_is_escaped_fill(start, onset_byte) {
-                                BUFFER_FACTOR * base
-                            } else {
-                                base
-                            };
+                        // A buffer spelled out (one escaped byte, one number in a list) runs
+                        // longer still: asked only once the run is long enough to answer.
+                        let span = if f.span >= base / 2 && self.loop_is_fill(start, onset_byte) {
+                            BUFFER_FACTOR * base
+                        } else {
+                            base
+                        };
                         action = if f.span >= span && copies > s.halt_copies {
                             action
                         } else if f.span >= span / 2 {
@@ -274,17 +279,19 @@ impl StreamGuard {
     }
 
     /// The loop whose last copy begins at byte `start` (the whole loop at `onset`, if still
-    /// known) is one escaped byte again and again: read over the bytes just before that copy,
-    /// a few escapes' worth, so that one whole escape lies between two backslashes however the
-    /// copy is cut, and whatever the newest token adds after the loop.
-    fn loop_is_escaped_fill(&self, start: u64, onset: Option<u64>) -> bool {
+    /// known) is a buffer spelled out, one escaped byte or one number of a list again and
+    /// again: read over the bytes just before that copy, a few escapes' or items' worth, so
+    /// that whole ones lie in it however the copy is cut, and whatever the newest token adds
+    /// after the loop.
+    fn loop_is_fill(&self, start: u64, onset: Option<u64>) -> bool {
         // An onset no longer mapped to a byte lies before all the bytes held.
         let from = start.saturating_sub(24).max(onset.unwrap_or(0));
         let len = (start - from.min(start)) as usize;
         self.text.bytes_from(from).is_some_and(|(a, b)| {
             let a_len = a.len().min(len);
             let b_len = (len - a_len).min(b.len());
-            is_escaped_fill([&a[..a_len], &b[..b_len]])
+            let parts = [&a[..a_len], &b[..b_len]];
+            is_escaped_fill(parts) || is_list_fill(parts)
         })
     }
 
@@ -302,9 +309,12 @@ impl StreamGuard {
         // something new on each line, as tables of constants do: it halts only once the text
         // says nothing new. A block of several lines written out again and again with only a
         // counter changed is not how people write.
+        let copies = f.span / f.period.max(1);
+        let names_new = !text.lines_block && !says_nothing_new(&self.text);
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
-            && (text.lines_block || says_nothing_new(&self.text));
+            && (copies > MARKUP_LADDER_COPIES || !self.text.block_of_markup(f.period))
+            && !names_new;
         // One line of code written out verbatim again and again halts from
         // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
         // may be one symbol, whose loop would wait for a word stutter's count). A line of
@@ -327,9 +337,8 @@ impl StreamGuard {
         // is written: a ladder half way to its halt, or lines repeated exactly as often as
         // prose lines halt.
         if action == Action::Warn && text.lines_structured {
-            let copies = f.span / f.period.max(1);
             let evidence = match text.lines_numbers {
-                Numbers::Ladder => lines >= LADDER_LINES / 2,
+                Numbers::Ladder => lines >= LADDER_LINES / 2 && !names_new,
                 Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
                 Numbers::Varied | Numbers::Unknown => false,
             };

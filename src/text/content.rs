@@ -85,6 +85,68 @@ pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
         })
 }
 
+/// The text is one number written again and again as the items of a list (`0x00, 0x00,`, on
+/// as many lines as it takes), wherever in an item it begins and ends, with two whole items
+/// at least: a byte buffer or a blank bitmap spelled out in code, as long as the buffer.
+pub(crate) fn is_list_fill(parts: [&[u8]; 2]) -> bool {
+    let mut buf = [0u8; 64];
+    let n = parts[0].len() + parts[1].len();
+    if n > buf.len() {
+        return false;
+    }
+    buf[..parts[0].len()].copy_from_slice(parts[0]);
+    buf[parts[0].len()..n].copy_from_slice(parts[1]);
+    let text = &buf[..n];
+    let number = |d: &[u8]| match d {
+        [b'0', b'x' | b'X', h @ ..] => !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit),
+        _ => !d.is_empty() && d.iter().all(u8::is_ascii_digit),
+    };
+    // The items, and between each two the separator's commas: exactly one.
+    let mut items = text
+        .split(|&b| b == b',' || b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty());
+    let commas = |from: usize, to: usize| text[from..to].iter().filter(|&&b| b == b',').count();
+    let Some(first) = items.next() else {
+        return false;
+    };
+    let first_at = first.as_ptr() as usize - text.as_ptr() as usize;
+    let (mut item, mut whole, mut end) = (None::<&[u8]>, 0, first_at + first.len());
+    let mut last = (first, first_at);
+    for f in items {
+        let at = f.as_ptr() as usize - text.as_ptr() as usize;
+        if commas(end, at) != 1 {
+            return false;
+        }
+        // The previous fragment is whole: something follows it.
+        let (prev, prev_at) = last;
+        if prev_at > 0 {
+            match item {
+                None => item = Some(prev),
+                Some(i) if i != prev => return false,
+                Some(_) => {}
+            }
+            whole += 1;
+        }
+        end = at + f.len();
+        last = (f, at);
+    }
+    if last.1 > 0 && end < n {
+        if item.is_some_and(|i| i != last.0) {
+            return false;
+        }
+        item = Some(last.0);
+        whole += 1;
+    }
+    let Some(item) = item else {
+        return false;
+    };
+    // The fragments at the edges are a suffix and a prefix of the item.
+    whole >= 2
+        && number(item)
+        && (first_at > 0 || item.ends_with(first))
+        && (end < n || item.starts_with(last.0))
+}
+
 /// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
 /// letter.
 pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
@@ -242,6 +304,37 @@ mod tests {
             "",
         ] {
             assert!(!fill(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn list_fills_are_one_number_again_and_again() {
+        let fill = |s: &str| {
+            let (a, b) = s.split_at(s.len() / 3);
+            is_list_fill([a.as_bytes(), b.as_bytes()])
+        };
+        for yes in [
+            "0x00, 0x00, 0x00, ",
+            "x00, 0x00, 0x00, 0x",
+            "00,\n   0x00, 0x00, 0",
+            "0, 0, 0, 0",
+            "255,255,255,",
+            " 0x00, 0x00, 0x00",
+        ] {
+            assert!(fill(yes), "{yes:?}");
+        }
+        for no in [
+            "0x00, 0x01, 0x00, ",
+            "0x00 0x00 0x00 ",
+            "0x00,, 0x00, 0x00",
+            "a, a, a, a, ",
+            "0x, 0x, 0x, ",
+            "1x00, 0x00, 0x00, ",
+            "0x00, 0x00, ",
+            r"\x00\x00\x00",
+            "",
+        ] {
+            assert!(!fill(no), "{no:?}");
         }
     }
 

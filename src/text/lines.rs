@@ -169,6 +169,13 @@ impl TextState {
         distinct >= 2 && 2 * distinct >= p
     }
 
+    /// Every line of the newest copy of the repeated block of `period` lines opens with markup.
+    pub(crate) fn block_of_markup(&self, period: u32) -> bool {
+        let p = period.clamp(1, 64);
+        let mask = if p == 64 { u64::MAX } else { (1 << p) - 1 };
+        self.markup_lines & mask == mask
+    }
+
     /// Names growing, as the line that just ended (which began at byte `line_start`) leaves
     /// them: a warning when a chain of names grew `GROWTH_WARN` times, or `GROWTH_SAME_WARN`
     /// times in a row by one suffix, a halt at `GROWTH_HALT`.
