@@ -794,8 +794,9 @@ fn a_ladder_in_markup_runs_as_long_as_what_it_enumerates() {
 }
 
 /// A one-line ladder whose lines each name something new (registers `r0` to `r31` of a
-/// target description) is a table: it neither halts nor warns. Counting on with nothing new
-/// (`if size == 17: return True`) still warns, then halts.
+/// target description) is a table: it neither halts nor warns, as long as tables are written
+/// out by hand; past 64 names (`int num65 = 0;`) it halts. Counting on with nothing new
+/// (`if size == 17: return True`) warns, then halts.
 #[test]
 fn a_ladder_that_names_something_new_on_each_line_does_not_warn() {
     let mut regs = String::from("<feature name=\"org.example.core\">\n");
@@ -806,6 +807,17 @@ fn a_ladder_that_names_something_new_on_each_line_does_not_warn() {
     for s in presets() {
         let alarms = first_alarms(&s, &regs);
         assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+    }
+    let mut names = String::from("int main(void) {\n");
+    for n in 1..=100 {
+        names += &format!("    int num{n} = 0;\n");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &names).iter().enumerate() {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt at 100 names"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        assert!((60..=70).contains(line), "way {way}: halted at line {line}");
     }
     let mut ladder = String::from("def fits(size):\n");
     for n in 1..=40 {

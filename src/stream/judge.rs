@@ -15,6 +15,10 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// cover 17 lines (macro arms counting to 17, generated getters `get 0()` to `get 15()`).
 const LADDER_LINES: u64 = 24;
 
+/// Copies past which a one-line counter ladder that names something new on each line
+/// (`REG_R0` … `REG_R31`) halts all the same: tables that long are not written out by hand.
+const NAMED_LADDER_COPIES: u32 = 64;
+
 /// Copies past which a counter ladder of markup halts. Markup has no loop statement, so an
 /// enumeration in it is written out, as long as what it enumerates: the 31 days of a month,
 /// the 32 registers of a processor (valgrind's target descriptions), twelve workspaces of
@@ -310,7 +314,8 @@ impl StreamGuard {
         // says nothing new. A block of several lines written out again and again with only a
         // counter changed is not how people write.
         let copies = f.span / f.period.max(1);
-        let names_new = !text.lines_block && !says_nothing_new(&self.text);
+        let names_new =
+            !text.lines_block && copies <= NAMED_LADDER_COPIES && !says_nothing_new(&self.text);
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
             && (copies > MARKUP_LADDER_COPIES || !self.text.block_of_markup(f.period))
