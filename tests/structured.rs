@@ -749,7 +749,7 @@ fn a_line_without_spaces_repeated_halts_by_its_eighth_copy() {
 }
 
 /// Markup has no loop statement, so an enumeration in it is written out whole: twelve
-/// workspaces of a keybinding schema, three lines each, do not halt; the same ladder of a block
+/// workspaces of a keybinding schema, three lines each, do not halt (ten do not even warn); the same ladder of a block
 /// in code (`elif n == 5: return 5`, what a loop is for) halts; and markup counting on past
 /// any enumeration (40 copies) halts too.
 #[test]
@@ -770,6 +770,8 @@ fn a_ladder_in_markup_runs_as_long_as_what_it_enumerates() {
     for s in presets() {
         let human = schema(12);
         assert_eq!(halts(&s, &human), [None, None], "{human}");
+        let alarms = first_alarms(&s, &schema(10));
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
     }
     for (way, h) in halts(&StreamSettings::default(), &schema(40))
         .iter()

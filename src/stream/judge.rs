@@ -310,15 +310,18 @@ impl StreamGuard {
         // run theirs to the token limit. Numbers that vary otherwise are a table of values or
         // a list of links.
         // A one-line ladder whose counter sits in a name (`KEY_F7`, `handler12`) names
-        // something new on each line, as tables of constants do: it halts only once the text
-        // says nothing new. A block of several lines written out again and again with only a
-        // counter changed is not how people write.
+        // something new on each line, as tables of constants do: it warns and halts only once
+        // the text says nothing new, or past `NAMED_LADDER_COPIES`. A block of several lines
+        // written out again and again with only a counter changed is not how people write
+        // code, where a loop statement does it; markup has none, and its ladders wait for
+        // `MARKUP_LADDER_COPIES` (warning half way).
         let copies = f.span / f.period.max(1);
         let names_new =
             !text.lines_block && copies <= NAMED_LADDER_COPIES && !says_nothing_new(&self.text);
+        let markup = text.lines_numbers == Numbers::Ladder && self.text.block_of_markup(f.period);
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
-            && (copies > MARKUP_LADDER_COPIES || !self.text.block_of_markup(f.period))
+            && (!markup || copies > MARKUP_LADDER_COPIES)
             && !names_new;
         // One line of code written out verbatim again and again halts from
         // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
@@ -343,7 +346,11 @@ impl StreamGuard {
         // prose lines halt.
         if action == Action::Warn && text.lines_structured {
             let evidence = match text.lines_numbers {
-                Numbers::Ladder => lines >= LADDER_LINES / 2 && !names_new,
+                Numbers::Ladder => {
+                    lines >= LADDER_LINES / 2
+                        && !names_new
+                        && (!markup || copies > MARKUP_LADDER_COPIES / 2)
+                }
                 Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
                 Numbers::Varied | Numbers::Unknown => false,
             };
