@@ -113,6 +113,9 @@ struct Head {
     /// to tell one suffix from another but for one pair in 256 of one length).
     unit: u16,
     suffix: u8,
+    /// The name it grew from last (length and hash as above; 0 before it grew).
+    from_len: u16,
+    from_hash: u32,
 }
 
 impl Novelty {
@@ -303,8 +306,10 @@ impl Novelty {
         let hash = self.word_hash as u32;
         let (extends, suffix) = (self.extends, self.suffix_letters);
         for (k, h) in self.heads.iter_mut().enumerate() {
-            if h.len == len && h.hash == hash {
-                // The chain's latest name again: neither growth nor a new chain.
+            if (h.len == len && h.hash == hash) || (h.from_len == len && h.from_hash == hash) {
+                // The chain's latest name again, or the one it grew from (the line that grows
+                // a name often names its older form: `x_scaled_scaled = scale(x_scaled)`):
+                // neither growth nor a new chain.
                 h.at = now;
                 return;
             }
@@ -313,6 +318,7 @@ impl Novelty {
                 let again = h.grown > 0 && unit == h.unit && sfx == h.suffix;
                 h.same = if again { h.same.saturating_add(1) } else { 1 };
                 h.grown = h.grown.saturating_add(1);
+                (h.from_len, h.from_hash) = (h.len, h.hash);
                 (h.unit, h.suffix, h.len, h.hash, h.at) = (unit, sfx, len, hash, now);
                 return;
             }

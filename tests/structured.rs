@@ -527,7 +527,9 @@ fn a_buffer_of_escaped_bytes_is_data_as_long_as_the_buffer() {
 
 /// A name grown three times in a row by one suffix (`is_empty`, `is_empty_value`,
 /// `is_empty_value_value`, `is_empty_value_value_value`) halts at the fourth name: people who
-/// grow a name add a new suffix each time. Three growths by new suffixes still only warn.
+/// grow a name add a new suffix each time. Three growths by new suffixes still only warn. A
+/// mention of the name a chain grew from (`x_scaled_scaled = rescale(x_scaled)`) neither
+/// grows it nor starts a chain that pushes it out.
 #[test]
 fn a_name_grown_three_times_by_one_suffix_halts() {
     let mut stutter = String::new();
@@ -541,6 +543,20 @@ fn a_name_grown_three_times_by_one_suffix_halts() {
             let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
             // Each method is three lines; the fourth name is on line 10.
             assert!(*line <= 12, "way {way}: halted at line {line}: {v:?}");
+            assert_eq!(v.kind, LoopKind::GrowingRepeat, "way {way}: {v:?}");
+        }
+    }
+    // The line that grows the name names its older form too, beside a call of its own.
+    let mut argued = String::from("import numpy as np\n\n");
+    let mut name = String::from("rows");
+    for _ in 0..8 {
+        argued += &format!("{name}_scaled = rescale_matrix({name}, 0.5)\n");
+        name += "_scaled";
+    }
+    for s in presets() {
+        for (way, h) in halts(&s, &argued).iter().enumerate() {
+            let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
+            assert!(*line <= 7, "way {way}: halted at line {line}: {v:?}");
             assert_eq!(v.kind, LoopKind::GrowingRepeat, "way {way}: {v:?}");
         }
     }
