@@ -248,6 +248,11 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
 /// bytes of a character cut at either end are ignored.
 pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
+    // Most text begins with a letter or a digit, which no rule holds.
+    let first = parts.iter().find_map(|p| p.first());
+    if first.is_some_and(u8::is_ascii_alphanumeric) {
+        return false;
+    }
     if parts.iter().any(|p| memchr::memchr(b'\n', p).is_some()) {
         return false;
     }
