@@ -113,9 +113,9 @@ struct Head {
     /// to tell one suffix from another but for one pair in 256 of one length).
     unit: u16,
     suffix: u8,
-    /// The name it grew from last (length and hash as above; 0 before it grew).
-    from_len: u16,
-    from_hash: u32,
+    /// The low bits of the hash of the name it grew from last (its length is `len - unit`;
+    /// 0 before it grew).
+    from_hash: u16,
 }
 
 impl Novelty {
@@ -306,7 +306,8 @@ impl Novelty {
         let hash = self.word_hash as u32;
         let (extends, suffix) = (self.extends, self.suffix_letters);
         for (k, h) in self.heads.iter_mut().enumerate() {
-            if (h.len == len && h.hash == hash) || (h.from_len == len && h.from_hash == hash) {
+            let from = h.grown > 0 && h.len - h.unit == len && h.from_hash == hash as u16;
+            if (h.len == len && h.hash == hash) || from {
                 // The chain's latest name again, or the one it grew from (the line that grows
                 // a name often names its older form: `x_scaled_scaled = scale(x_scaled)`):
                 // neither growth nor a new chain.
@@ -318,7 +319,7 @@ impl Novelty {
                 let again = h.grown > 0 && unit == h.unit && sfx == h.suffix;
                 h.same = if again { h.same.saturating_add(1) } else { 1 };
                 h.grown = h.grown.saturating_add(1);
-                (h.from_len, h.from_hash) = (h.len, h.hash);
+                h.from_hash = h.hash as u16;
                 (h.unit, h.suffix, h.len, h.hash, h.at) = (unit, sfx, len, hash, now);
                 return;
             }

@@ -21,6 +21,7 @@ use crate::verdict::{Action, LoopKind};
 
 mod content;
 mod lines;
+mod nesting;
 
 pub(crate) use self::content::{
     is_data, is_drawing, is_escaped_fill, is_filler, is_list_fill, is_rule_text, is_word,
@@ -185,13 +186,15 @@ pub(crate) struct TextState {
     // (`long_word`), a run is cut where word bytes and punctuation meet, as tokenizers cut it;
     // `word_byte` is the kind of its last byte.
     word: [u8; WORD_MAX],
-    word_len: usize,
+    /// Bytes of the word held (at most `WORD_MAX`).
+    word_len: u8,
     word_start: u64,
     long_word: bool,
     word_byte: bool,
     // The line being read.
     line: [u8; LINE_BLOCK],
-    line_len: usize,
+    /// Bytes of the line held (at most `LINE_BLOCK`).
+    line_len: u8,
     line_hash: u64,
     line_letters: u32,
     /// What kind of line is being read, and the region around it.
@@ -210,16 +213,18 @@ pub(crate) struct TextState {
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
     line_starts: Box<[u32]>,
     /// Per recent line fed to `lines`, newest in bit 0: set when it was markup.
-    markup_lines: u64,
+    markup_lines: u16,
+    /// Lines that come back one level deeper each copy.
+    nesting: nesting::Nesting,
     /// Skeletons of the recent code lines, for templates re-filled.
     templates: Templates,
-    template_warn: u32,
-    template_budget: u32,
+    template_warn: u16,
+    template_budget: u16,
     /// The skeleton of the line being read, once its first block was read.
     line_skeleton: Option<u16>,
     /// Breaker automaton state, carried across pushes.
     breaker_state: StateID,
-    min_letters: u32,
+    min_letters: u16,
 }
 
 impl TextState {
@@ -276,12 +281,14 @@ impl TextState {
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
             markup_lines: 0,
+            nesting: nesting::Nesting::default(),
             templates: Templates::new(),
-            template_warn: templates.0,
-            template_budget: templates.1,
+            // Settings are checked to be at most 1,000.
+            template_warn: templates.0.min(u16::MAX as u32) as u16,
+            template_budget: templates.1.min(u16::MAX as u32) as u16,
             line_skeleton: None,
             breaker_state: start_state(breakers),
-            min_letters,
+            min_letters: min_letters.min(u16::MAX as u32) as u16,
         }
     }
 
@@ -301,6 +308,7 @@ impl TextState {
         self.clear_line();
         self.line_start = 0;
         self.markup_lines = 0;
+        self.nesting.reset();
         self.lines.reset();
         self.structure.reset();
         self.novelty.reset();
@@ -345,6 +353,7 @@ impl TextState {
                 line_start,
                 line_starts,
                 markup_lines,
+                nesting,
                 templates,
                 template_warn,
                 template_budget,
@@ -531,7 +540,7 @@ impl TextState {
             } else if self.long_word {
                 // Up to where word bytes and punctuation meet (a symbol ends there), or the
                 // symbol reaches WORD_MAX; at least a byte.
-                let room = WORD_MAX - (self.word_len + (i - word_from));
+                let room = WORD_MAX - (self.word_len as usize + (i - word_from));
                 let kind = self.word_byte;
                 let same = text[i..n.min(i + room)]
                     .iter()
@@ -539,7 +548,7 @@ impl TextState {
                     .count();
                 i + same.max(1)
             } else {
-                word_from + (WORD_MAX - self.word_len)
+                word_from + (WORD_MAX - self.word_len as usize)
             };
             let (read, class) = match read_ahead.take() {
                 Some(read_ahead) => read_ahead,
@@ -548,7 +557,7 @@ impl TextState {
                     let end = n
                         .min(word_end)
                         .min(brk + 1)
-                        .min(i + (LINE_BLOCK - self.line_len));
+                        .min(i + (LINE_BLOCK - self.line_len as usize));
                     // White space ends a word, and a line's head until it is settled; after
                     // that, in a stream of tokens, only a newline needs a stop (fewer
                     // mispredicted exits).
@@ -632,7 +641,7 @@ impl TextState {
                 // of one kind is still cut at WORD_MAX).
                 let b = text[i - 1];
                 let word_byte = is_word_byte(b);
-                let len = self.word_len + (i - 1 - word_from);
+                let len = self.word_len as usize + (i - 1 - word_from);
                 if (word_byte != self.word_byte && len > 0) || len == WORD_MAX {
                     if !self.head_settled() {
                         self.line_head(&text[head_from..i - 1]);
@@ -659,7 +668,7 @@ impl TextState {
                 self.long_word = true;
                 self.word_byte = is_word_byte(text[i - 1]);
             }
-            if self.line_len == LINE_BLOCK {
+            if self.line_len as usize == LINE_BLOCK {
                 // A template's skeleton is its line's first block; only code needs one.
                 if self.line_skeleton.is_none() && self.structure.structured() {
                     self.line_skeleton = Some(skeleton(&self.line, self.structure.indent()));
@@ -689,9 +698,9 @@ impl TextState {
             if self.word_len == 0 {
                 self.word_start = base + word_from as u64;
             }
-            self.word[self.word_len..self.word_len + i - word_from]
-                .copy_from_slice(&text[word_from..i]);
-            self.word_len += i - word_from;
+            let held = self.word_len as usize;
+            self.word[held..held + i - word_from].copy_from_slice(&text[word_from..i]);
+            self.word_len += (i - word_from) as u8;
         }
         if let Some(dfa) = breakers.filter(|_| i <= brk && i < n) {
             // Stopped before the automaton's lookahead ended: step it to here.
@@ -715,7 +724,7 @@ impl TextState {
         breakers: bool,
     ) -> Result<(), Option<(usize, u8)>> {
         let n = piece.len();
-        if breakers || !self.head_settled() || n + self.line_len >= LINE_BLOCK {
+        if breakers || !self.head_settled() || n + self.line_len as usize >= LINE_BLOCK {
             return Err(None);
         }
         let at = self.bytes as usize;
@@ -743,7 +752,7 @@ impl TextState {
     fn read_bytes(&mut self, bytes: &[u8], at: usize, alert_add: u64, stop_at: u8) -> (usize, u8) {
         let ring: &mut [u8; TEXT_RING] = (&mut *self.ring).try_into().expect("TEXT_RING bytes");
         let line = &mut self.line;
-        let line_at = self.line_len;
+        let line_at = self.line_len as usize;
         let (mut l, mut r, mut n) = (self.last, self.runs, self.line_letters);
         let mut class = 0;
         let mut read = 0;
@@ -764,7 +773,7 @@ impl TextState {
             }
         }
         (self.last, self.runs, self.line_letters) = (l, r, n);
-        self.line_len += read;
+        self.line_len += read as u8;
         (read, class)
     }
 
@@ -816,8 +825,9 @@ impl TextState {
         let (h, start) = if self.word_len == 0 {
             (xxh3_64(tail), start)
         } else {
-            let len = self.word_len + tail.len();
-            self.word[self.word_len..len].copy_from_slice(tail);
+            let held = self.word_len as usize;
+            let len = held + tail.len();
+            self.word[held..len].copy_from_slice(tail);
             (xxh3_64(&self.word[..len]), self.word_start)
         };
         self.word_len = 0;
@@ -836,32 +846,52 @@ impl TextState {
     /// and its kind.
     fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind, Finding) {
         let indent = self.structure.indent();
-        let (kind, structured) = self.structure.end_line(&self.line[..self.line_len], last);
-        self.novelty.read(&self.line[..self.line_len], true);
+        let (kind, structured) = self
+            .structure
+            .end_line(&self.line[..self.line_len as usize], last);
+        self.novelty
+            .read(&self.line[..self.line_len as usize], true);
         self.novelty.end_word();
-        self.counting.read(&self.line[..self.line_len]);
+        self.counting.read(&self.line[..self.line_len as usize]);
         self.counting.read(b"\n");
         debug_assert_eq!(self.counting.pos(), next, "every byte is counted once");
         let mut f = Finding::default();
         let mut template = Finding::default();
-        if self.line_letters >= self.min_letters.max(1) {
+        if self.line_letters >= self.min_letters.max(1) as u32 {
             if structured {
                 let skel = self
                     .line_skeleton
-                    .unwrap_or_else(|| skeleton(&self.line[..self.line_len], indent));
+                    .unwrap_or_else(|| skeleton(&self.line[..self.line_len as usize], indent));
                 if let Some(run) = self.templates.push(skel) {
                     template = self.template_finding(run);
                 }
             } else {
                 self.templates.interrupt();
             }
+            // Read before `hash_folded` overwrites the line: only code nests its blocks, one
+            // copy deeper than another, within the buffer.
+            let n = self.lines.pos();
+            let nest = if structured && indent > 0 && self.line_hash == 0 {
+                self.nest_line(n, indent)
+            } else {
+                self.nesting.gap();
+                nesting::Nest::default()
+            };
             let h = fold(
-                fold(self.line_hash, hash_folded(&mut self.line, self.line_len)),
+                fold(
+                    self.line_hash,
+                    hash_folded(&mut self.line, self.line_len as usize),
+                ),
                 indent as u64,
             );
-            let n = self.lines.pos();
+            if nest.run >= nesting::NEST_WARN {
+                let f = self.nest_finding(nest, n);
+                if f.beats(&template) {
+                    template = f;
+                }
+            }
             self.line_starts[n as usize % LINES] = self.line_start as u32;
-            self.markup_lines = self.markup_lines << 1 | (kind == LineKind::Markup) as u64;
+            self.markup_lines = self.markup_lines << 1 | (kind == LineKind::Markup) as u16;
             if self.lines.push_plain(h as u32) != Action::Continue {
                 f = self.lines.finding();
             }
@@ -869,6 +899,18 @@ impl TextState {
         self.clear_line();
         self.line_start = next;
         (f, structured, kind, template)
+    }
+
+    /// Signs the line being read (whole in the buffer), the line engine's line `line`, and
+    /// reads it into the nesting detector. Out of line: the per-byte loop it would sit beside is kept small.
+    #[inline(never)]
+    fn nest_line(&mut self, line: u64, indent: u32) -> nesting::Nest {
+        let sig = nesting::signature(&self.line[..self.line_len as usize]);
+        if sig == 0 {
+            self.nesting.gap();
+            return nesting::Nest::default();
+        }
+        self.nesting.push(line, sig, indent)
     }
 
     /// The strongest character run ending at byte `now`.

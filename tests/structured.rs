@@ -879,3 +879,26 @@ fn a_buffer_written_as_a_list_is_data_as_long_as_the_buffer() {
         assert!(h.is_some(), "way {way}: no halt on 2,000 zeros in a list");
     }
 }
+
+/// A block that comes back one level deeper each copy (`val year_sort: Book {` inside itself)
+/// is a loop the exact engines cannot see, as its indentation changes every copy: it halts
+/// by its eighth line. The same line nested three deep, as people write it, does not warn.
+#[test]
+fn a_block_nesting_itself_halts() {
+    let mut nest = String::from("class Book {\n");
+    for depth in 1..40 {
+        let pad = "    ".repeat(depth);
+        nest += &format!("{pad}val year: Int = year\n{pad}val year_sort: Book {{\n");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &nest).iter().enumerate() {
+        let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
+        assert!(*line <= 12, "way {way}: halted at line {line}: {v:?}");
+    }
+    let human = "def walk(tree):\n    for node in tree:\n        if node.children:\n            \
+                 for node in node.children:\n                if node.children:\n                    \
+                 for node in node.children:\n                        visit(node)\n    return tree\n";
+    for s in presets() {
+        let alarms = first_alarms(&s, human);
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+    }
+}

@@ -1,6 +1,8 @@
 //! Findings on whole lines: blocks of lines repeated with their numbers compared (counter
-//! ladders and counts), templates re-filled sibling after sibling, and names that grow.
+//! ladders and counts), templates re-filled sibling after sibling, blocks that nest
+//! themselves, and names that grow.
 
+use super::nesting::{Nest, NEST_HALT};
 use super::{Numbers, TextState, NOTHING_NEW, TEXT_RING};
 use crate::engine::Finding;
 use crate::template::Run;
@@ -33,9 +35,10 @@ impl TextState {
     /// line being ended is the line engine's next).
     pub(super) fn template_finding(&self, run: Run) -> Finding {
         let copies = run.copies();
-        let level = if self.template_budget > 0 && copies > self.template_budget {
+        let (warn, budget) = (self.template_warn as u32, self.template_budget as u32);
+        let level = if budget > 0 && copies > budget {
             Action::Halt
-        } else if self.template_warn > 0 && copies >= self.template_warn {
+        } else if warn > 0 && copies >= warn {
             Action::Warn
         } else {
             return Finding::default();
@@ -171,8 +174,8 @@ impl TextState {
 
     /// Every line of the newest copy of the repeated block of `period` lines opens with markup.
     pub(crate) fn block_of_markup(&self, period: u32) -> bool {
-        let p = period.clamp(1, 64);
-        let mask = if p == 64 { u64::MAX } else { (1 << p) - 1 };
+        let p = period.clamp(1, 16);
+        let mask = if p == 16 { u16::MAX } else { (1 << p) - 1 };
         self.markup_lines & mask == mask
     }
 
@@ -196,6 +199,28 @@ impl TextState {
             span: len,
             onset: line_start,
             confidence: 1.0 - 0.5f32.powi(grown as i32),
+        }
+    }
+
+    /// A block nesting itself (see [`nesting`](super::nesting)), as the line `line` (the line
+    /// engine's index) leaves it: a growing repeat whose copies are the block, each one level
+    /// deeper.
+    pub(super) fn nest_finding(&self, nest: Nest, line: u64) -> Finding {
+        let level = if nest.run >= NEST_HALT && self.lines_halt {
+            Action::Halt
+        } else if self.lines_warn {
+            Action::Warn
+        } else {
+            return Finding::default();
+        };
+        let span = nest.run + nest.period;
+        Finding {
+            level,
+            kind: LoopKind::GrowingRepeat,
+            period: nest.period,
+            span,
+            onset: (line + 1).saturating_sub(span as u64),
+            confidence: 1.0 - 0.5f32.powi((nest.run / nest.period).min(30) as i32),
         }
     }
 
