@@ -43,10 +43,11 @@ const NOTHING_NEW: u32 = 1;
 /// A warning, earlier and cheaper than a halt, allows the odd new word of a paraphrase; a
 /// list that names a new thing on most lines (declarations, keywords, menus) gives far more.
 const LITTLE_NEW: u32 = 4;
-/// A byte of a word, as tokenizers read one: an ASCII letter or digit, `_`, or a byte of a
-/// multi-byte character.
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+/// A byte that continues a symbol inside a long run (see `long_word`): a letter, a digit or
+/// a non-ASCII byte. `_` is a piece of its own there, as tokenizers cut
+/// `date_published_by_author` at its underscores.
+fn is_run_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80
 }
 
 /// Bytes past which a line of code is longer than people write them (style guides stop at
@@ -544,7 +545,7 @@ impl TextState {
                 let kind = self.word_byte;
                 let same = text[i..n.min(i + room)]
                     .iter()
-                    .take_while(|&&b| is_word_byte(b) == kind)
+                    .take_while(|&&b| is_run_byte(b) == kind)
                     .count();
                 i + same.max(1)
             } else {
@@ -640,7 +641,7 @@ impl TextState {
                 // In a long run, a byte of the other kind than the last begins a symbol (a run
                 // of one kind is still cut at WORD_MAX).
                 let b = text[i - 1];
-                let word_byte = is_word_byte(b);
+                let word_byte = is_run_byte(b);
                 let len = self.word_len as usize + (i - 1 - word_from);
                 if (word_byte != self.word_byte && len > 0) || len == WORD_MAX {
                     if !self.head_settled() {
@@ -666,7 +667,7 @@ impl TextState {
                 stop |= self.emit_word(&text[word_from..i], base + word_from as u64, &mut on_event);
                 word_from = i;
                 self.long_word = true;
-                self.word_byte = is_word_byte(text[i - 1]);
+                self.word_byte = is_run_byte(text[i - 1]);
             }
             if self.line_len as usize == LINE_BLOCK {
                 // A template's skeleton is its line's first block; only code needs one.

@@ -902,3 +902,17 @@ fn a_block_nesting_itself_halts() {
         assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
     }
 }
+
+/// A name that runs on without a space (`date_published_by_author_by_author…`) is read as
+/// text in pieces cut at its underscores, as tokenizers cut it: its loop halts within a few
+/// hundred bytes, not once forty 24-byte slices have gone by.
+#[test]
+fn a_name_running_on_without_a_space_halts_as_text() {
+    let text = format!(
+        "schema:\n  posts:\n    title: \"posts\"\n    date_published{}",
+        "_by_author".repeat(60)
+    );
+    for (way, h) in halts(&StreamSettings::default(), &text).iter().enumerate() {
+        assert!(h.is_some(), "way {way}: no halt in 600 bytes of one suffix");
+    }
+}
