@@ -66,7 +66,7 @@ pub(crate) struct LineCues {
     /// The first mark of the line is `=`, early in it: `name = value`, an assignment.
     assigns: bool,
     /// A name shaped as only code writes one: a call (`name(`) or a name joined by `_`
-    /// (`U_co`, `assert_type`).
+    /// (`U_co`, `assert_type`); or a regular expression's escape (`\d`, `\s`, `\+`).
     named: bool,
     /// A tab after the line's first visible byte: it aligns columns, as code and tables do
     /// and prose never does.
@@ -90,7 +90,7 @@ impl LineCues {
                 }
             }
             let sums = count(part);
-            if lane(sums, 4) > 0 || self.prev[1] == b'_' {
+            if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') {
                 self.shapes(part);
             }
             self.prev = match part {
@@ -106,8 +106,9 @@ impl LineCues {
         }
     }
 
-    /// Reads `part`, the next bytes of the line, which holds a `(`, `_`, backtick or tab or
-    /// follows a `_`, for a code-shaped name, a backtick and a tab that aligns columns.
+    /// Reads `part`, the next bytes of the line, which holds a `(`, `_`, backslash, backtick
+    /// or tab or follows a `_` or a backslash, for a code-shaped name, a pattern's escape, a
+    /// backtick and a tab that aligns columns.
     fn shapes(&mut self, part: &[u8]) {
         if !self.tabbed {
             if let Some(t) = memchr::memrchr(b'\t', part) {
@@ -118,6 +119,18 @@ impl LineCues {
         let [p0, p1] = self.prev;
         if let Some(&next) = part.first() {
             self.named |= p1 == b'_' && joins(p0, next);
+            self.named |= p1 == b'\\' && p0 != b'\\' && escapes(next);
+        }
+        // A regular expression's escape: people write patterns in code (a syntax file's
+        // `\d\+`, a validator's `\s*`), and prose escapes nothing.
+        if !self.named {
+            for i in memchr::memchr_iter(b'\\', part) {
+                let before = if i > 0 { part[i - 1] } else { p1 };
+                if before != b'\\' && part.get(i + 1).is_some_and(|&b| escapes(b)) {
+                    self.named = true;
+                    break;
+                }
+            }
         }
         for i in memchr::memchr3_iter(b'(', b'_', b'`', part) {
             let before = if i > 0 { part[i - 1] } else { p1 };
@@ -132,6 +145,15 @@ impl LineCues {
             self.named |= shaped;
         }
     }
+}
+
+/// The byte after a backslash in a regular expression's escape: a class (`\d`, `\s`, `\w`
+/// and their negations) or a quantifier or any-byte taken literally (`\+`, `\*`, `\?`, `\.`).
+fn escapes(b: u8) -> bool {
+    matches!(
+        b,
+        b'd' | b'D' | b's' | b'S' | b'w' | b'W' | b'+' | b'*' | b'?' | b'.'
+    )
 }
 
 /// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
@@ -176,8 +198,8 @@ const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 const MARK: u8 = 4;
 const VISIBLE: u8 = 8;
-/// A byte that may shape a name as code (`(`, `_`), quote code in prose (a backtick) or
-/// align columns (a tab).
+/// A byte that may shape a name as code (`(`, `_`), begin a pattern's escape (a backslash),
+/// quote code in prose (a backtick) or align columns (a tab).
 const SHAPE: u8 = 16;
 
 /// Cue classes of bytes for [`LineCues`]. Bytes of multi-byte characters are letters.
@@ -210,7 +232,7 @@ static CUE: [u8; 256] = {
             VISIBLE
         } else {
             0
-        } | if matches!(c, b'(' | b'_' | b'`' | b'\t') {
+        } | if matches!(c, b'(' | b'_' | b'`' | b'\t' | b'\\') {
             SHAPE
         } else {
             0

@@ -916,3 +916,18 @@ fn a_name_running_on_without_a_space_halts_as_text() {
         assert!(h.is_some(), "way {way}: no halt in 600 bytes of one suffix");
     }
 }
+
+/// A syntax file matches process ids with one pattern per digit (`"\d\+0="` … `"\d\+9="`):
+/// a regular expression's escape makes a line code, where a ladder of ten is how people
+/// write it, not prose repeating itself.
+#[test]
+fn lines_with_a_pattern_escape_are_code() {
+    let mut vim = String::from("\" Vim syntax file for a log format\nsyn case match\n");
+    for d in 0..10 {
+        vim += &format!("syn match logPid{d} \"\\d\\+{d}=\" contained nextgroup=logPidRest\n");
+    }
+    vim += "hi def link logPid0 Special\n";
+    for s in presets() {
+        assert_eq!(halts(&s, &vim), [None, None], "{vim}");
+    }
+}
