@@ -90,7 +90,7 @@ impl LineCues {
                 }
             }
             let sums = count(part);
-            if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') {
+            if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') || self.prev[0] == b'\\' {
                 self.shapes(part);
             }
             self.prev = match part {
@@ -119,16 +119,24 @@ impl LineCues {
         let [p0, p1] = self.prev;
         if let Some(&next) = part.first() {
             self.named |= p1 == b'_' && joins(p0, next);
-            self.named |= p1 == b'\\' && p0 != b'\\' && escapes(next);
+            // An escape cut by the block's end: `\` then the class here, or both before.
+            self.named |=
+                p1 == b'\\' && p0 != b'\\' && part.get(1).is_some_and(|&a| escape(p0, next, a));
+            self.named |= p0 == b'\\' && escape(0, p1, next);
         }
         // A regular expression's escape: people write patterns in code (a syntax file's
-        // `\d\+`, a validator's `\s*`), and prose escapes nothing.
+        // `\d\+`, a validator's `\s*`); prose has none, and LaTeX, paths and Markdown
+        // escape other things.
         if !self.named {
             for i in memchr::memchr_iter(b'\\', part) {
                 let before = if i > 0 { part[i - 1] } else { p1 };
-                if before != b'\\' && part.get(i + 1).is_some_and(|&b| escapes(b)) {
-                    self.named = true;
-                    break;
+                if before != b'\\' {
+                    if let (Some(&c), Some(&a)) = (part.get(i + 1), part.get(i + 2)) {
+                        if escape(before, c, a) {
+                            self.named = true;
+                            break;
+                        }
+                    }
                 }
             }
         }
@@ -147,13 +155,19 @@ impl LineCues {
     }
 }
 
-/// The byte after a backslash in a regular expression's escape: a class (`\d`, `\s`, `\w`
-/// and their negations) or a quantifier or any-byte taken literally (`\+`, `\*`, `\?`, `\.`).
-fn escapes(b: u8) -> bool {
-    matches!(
-        b,
-        b'd' | b'D' | b's' | b'S' | b'w' | b'W' | b'+' | b'*' | b'?' | b'.'
-    )
+/// A backslash between `before` and `c` (then `after`) is a regular expression's escape: a
+/// class (`\d`, `\s`, `\w` and their negations) before a byte that is not a letter (`\d\+`,
+/// `\s*`, `[\w.]`), or an operator taken as one (`+*?=|()<>{}`) right after a bracket class or
+/// a group, or before another escape (`[a-z]\+\>`, `)\?`). LaTeX (`\sqrt`, `\delta`), Windows
+/// paths (`\System32`) and Markdown's escapes between words (`5 \* 3`) are none.
+fn escape(before: u8, c: u8, after: u8) -> bool {
+    match c {
+        b'd' | b'D' | b's' | b'S' | b'w' | b'W' => !after.is_ascii_alphabetic(),
+        b'+' | b'*' | b'?' | b'=' | b'|' | b'(' | b')' | b'<' | b'>' | b'{' | b'}' => {
+            matches!(before, b']' | b')') || after == b'\\'
+        }
+        _ => false,
+    }
 }
 
 /// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
@@ -529,5 +543,40 @@ impl Structure {
             return LineKind::Markup;
         }
         LineKind::Prose
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_escapes_are_code_and_latex_paths_and_markdown_are_not() {
+        // However the line is cut into blocks.
+        let named = |line: &str| {
+            (0..=line.len()).all(|cut| {
+                let mut c = LineCues::default();
+                c.add(&line.as_bytes()[..cut]);
+                c.add(&line.as_bytes()[cut..]);
+                c.named
+            })
+        };
+        for code in [
+            r#"syn match logPid "\d\+=""#,
+            r"if re.match(r'\s*$', s) then",
+            r"a list of [\w.]+ at least",
+            r"syn match scalaName /[a-zA-Z0-9$]\+\>/ contained",
+        ] {
+            assert!(named(code), "{code}");
+        }
+        for text in [
+            r"The area is $\sqrt{2}$ and $\delta$ is small, $\sum$ of all.",
+            r"Copy it to C:\Windows\System32 and C:\data\sets first.",
+            r"Five \* three is fifteen, and 1\. is not a list.",
+        ] {
+            let mut c = LineCues::default();
+            c.add(text.as_bytes());
+            assert!(!c.named, "{text}");
+        }
     }
 }

@@ -131,6 +131,9 @@ pub(crate) struct TextFinding {
     /// The repeated block holds lines of different shapes (at least half of its lines,
     /// and two): a block of code written out again, not one line of a table repeated.
     pub lines_block: bool,
+    /// The repeated block's lines all open with markup (a tag), read when the finding was
+    /// made (later lines of the same push do not change it).
+    pub lines_markup: bool,
     /// Names that grow (unit: bytes; period is what the last growth added, span the latest
     /// name's length, onset the line it is on).
     pub growth: Finding,
@@ -630,6 +633,7 @@ impl TextState {
                             found.lines_numbers = Numbers::Ladder;
                         }
                         found.lines_block = self.block_of_shapes(f.period);
+                        found.lines_markup = self.block_of_markup(f.period);
                     }
                     halted |= keep(&mut found.growth, self.growth_finding(line_start));
                     halted |= keep(&mut found.counter, self.counter_finding());

@@ -882,7 +882,8 @@ fn a_buffer_written_as_a_list_is_data_as_long_as_the_buffer() {
 
 /// A block that comes back one level deeper each copy (`val year_sort: Book {` inside itself)
 /// is a loop the exact engines cannot see, as its indentation changes every copy: it halts
-/// by its eighth line. The same line nested three deep, as people write it, does not warn.
+/// by its eighth line. The same line nested three deep, and a retry nested once in its own
+/// `except`, as people write them, do not warn.
 #[test]
 fn a_block_nesting_itself_halts() {
     let mut nest = String::from("class Book {\n");
@@ -893,6 +894,15 @@ fn a_block_nesting_itself_halts() {
     for (way, h) in halts(&StreamSettings::default(), &nest).iter().enumerate() {
         let (line, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
         assert!(*line <= 12, "way {way}: halted at line {line}: {v:?}");
+    }
+    let retry = "def fetch(url):\n    try:\n        page = get_page(url, timeout=10)\n        \
+                 record_visit(url, page)\n    except TimeoutError:\n        log_retry(url)\n        \
+                 try:\n            page = get_page(url, timeout=10)\n            \
+                 record_visit(url, page)\n        except TimeoutError:\n            \
+                 log_retry(url)\n            raise\n    return page\n";
+    for s in presets() {
+        let alarms = first_alarms(&s, retry);
+        assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
     }
     let human = "def walk(tree):\n    for node in tree:\n        if node.children:\n            \
                  for node in node.children:\n                if node.children:\n                    \
@@ -929,5 +939,44 @@ fn lines_with_a_pattern_escape_are_code() {
     vim += "hi def link logPid0 Special\n";
     for s in presets() {
         assert_eq!(halts(&s, &vim), [None, None], "{vim}");
+    }
+}
+
+/// What a stream of text is judged does not depend on how it is cut: a code ladder followed
+/// by markup lines, and a markup ladder followed by code, fed whole, in 16-byte chunks and a
+/// byte at a time, warn (and halt) alike: whether a ladder is markup is read with the lines it
+/// repeats, not from lines read after them in the same push.
+#[test]
+fn ladders_next_to_markup_are_judged_alike_however_the_text_is_cut() {
+    let mut code_then_markup = String::from("def scale(size):\n");
+    for n in 1..=8 {
+        code_then_markup += &format!("    if size == {n}:\n        return size * {n}\n");
+    }
+    code_then_markup +=
+        "<item name=\"first\" kind=\"plain\"/>\n<item name=\"second\" kind=\"plain\"/>\n";
+    let mut markup_then_code = String::new();
+    for n in 1..=20 {
+        markup_then_code +=
+            &format!("<option value=\"{n}\">\n  <label>Day {n}</label>\n</option>\n");
+    }
+    markup_then_code += "x = compute(a, b)\ny = compute(b, a)\n";
+    for text in [&code_then_markup, &markup_then_code] {
+        for s in presets() {
+            let config = StreamConfig::new(&s).unwrap();
+            let judged = |cut: usize| {
+                let mut g = StreamGuard::new(&config);
+                for chunk in text.as_bytes().chunks(cut) {
+                    g.push_text(chunk);
+                }
+                g.finish_text();
+                // A push answers once, at its end: what is compared is whether the stream
+                // warned and halted, not at which push.
+                let st = g.stats();
+                (st.first_warn_at.is_some(), st.halted_at.is_some())
+            };
+            let whole = judged(text.len());
+            assert_eq!(judged(16), whole, "{text}");
+            assert_eq!(judged(1), whole, "{text}");
+        }
     }
 }

@@ -318,7 +318,7 @@ impl StreamGuard {
         let copies = f.span / f.period.max(1);
         let names_new =
             !text.lines_block && copies <= NAMED_LADDER_COPIES && !says_nothing_new(&self.text);
-        let markup = text.lines_numbers == Numbers::Ladder && self.text.block_of_markup(f.period);
+        let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
             && (!markup || copies > MARKUP_LADDER_COPIES)

@@ -2,7 +2,7 @@
 //! ladders and counts), templates re-filled sibling after sibling, blocks that nest
 //! themselves, and names that grow.
 
-use super::nesting::{Nest, NEST_HALT};
+use super::nesting::{nest_bounds, Nest};
 use super::{Numbers, TextState, NOTHING_NEW, TEXT_RING};
 use crate::engine::Finding;
 use crate::template::Run;
@@ -173,7 +173,7 @@ impl TextState {
     }
 
     /// Every line of the newest copy of the repeated block of `period` lines opens with markup.
-    pub(crate) fn block_of_markup(&self, period: u32) -> bool {
+    pub(super) fn block_of_markup(&self, period: u32) -> bool {
         let p = period.clamp(1, 16);
         let mask = if p == 16 { u16::MAX } else { (1 << p) - 1 };
         self.markup_lines & mask == mask
@@ -206,9 +206,10 @@ impl TextState {
     /// engine's index) leaves it: a growing repeat whose copies are the block, each one level
     /// deeper.
     pub(super) fn nest_finding(&self, nest: Nest, line: u64) -> Finding {
-        let level = if nest.run >= NEST_HALT && self.lines_halt {
+        let (warn, halt) = nest_bounds(nest.period);
+        let level = if nest.run >= halt && self.lines_halt {
             Action::Halt
-        } else if self.lines_warn {
+        } else if nest.run >= warn && self.lines_warn {
             Action::Warn
         } else {
             return Finding::default();

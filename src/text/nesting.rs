@@ -20,17 +20,25 @@ const MAX_PERIOD: usize = 4;
 const RING: usize = MAX_PERIOD;
 
 /// Lines in a row, each one level deeper than the same line a period back, that warn: one
-/// more than people write.
+/// more than people write; and at least two nestings of the block (a retry nested once in
+/// its own `except` is one).
 pub(crate) const NEST_WARN: u32 = 4;
-/// … and that halt.
+/// … and that halt, with at least three nestings of the block.
 pub(crate) const NEST_HALT: u32 = 8;
+
+/// Lines in a row that warn and that halt for a block of `period` lines.
+pub(crate) fn nest_bounds(period: u32) -> (u32, u32) {
+    (NEST_WARN.max(2 * period), NEST_HALT.max(3 * period))
+}
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Nesting {
     /// Signatures and indentations (in columns, at most 255) of the last lines signed, at
-    /// `line % RING`. A line not signed (prose, a line at the margin) is a [`gap`](Self::gap)
-    /// that ends every run: a line a period back is compared only within the lines signed in a
-    /// row since (`stretch` of them, at most `RING`).
+    /// `line % RING`. Lines are those the line engine counts (a blank line or a lone `}` is
+    /// not one, and is skipped here as there); one that is not signed (prose, a line at the
+    /// margin or longer than the buffer) is a [`gap`](Self::gap) that ends every run: a line
+    /// a period back is compared only within the lines signed in a row since (`stretch` of
+    /// them, at most `RING`).
     sig: [u16; RING],
     indent: [u8; RING],
     stretch: u8,
