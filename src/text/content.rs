@@ -48,17 +48,26 @@ pub(super) fn is_data_unit(unit: &[u8]) -> bool {
 /// SHA-512 tests marshal a state with 136 zero bytes, 544 characters, some 400 tokens).
 pub(crate) const BUFFER_FACTOR: u32 = 4;
 
+/// `parts` one after the other in a buffer, and their length; `None` past 64 bytes (the fill
+/// tests below read a few escapes' or items' worth).
+fn joined(parts: [&[u8]; 2]) -> Option<([u8; 64], usize)> {
+    let mut buf = [0u8; 64];
+    let n = parts[0].len() + parts[1].len();
+    if n > buf.len() {
+        return None;
+    }
+    buf[..parts[0].len()].copy_from_slice(parts[0]);
+    buf[parts[0].len()..n].copy_from_slice(parts[1]);
+    Some((buf, n))
+}
+
 /// The text is one escaped byte written again and again (`\x00\x00`, `\0\0`, `\u0000`),
 /// wherever in an escape it begins and ends (`x00\x00\x0`), with one whole escape in it at
 /// least: a byte buffer spelled out in a string literal.
 pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 64];
-    let n = parts[0].len() + parts[1].len();
-    if n > buf.len() {
+    let Some((buf, n)) = joined(parts) else {
         return false;
-    }
-    buf[..parts[0].len()].copy_from_slice(parts[0]);
-    buf[parts[0].len()..n].copy_from_slice(parts[1]);
+    };
     let text = &buf[..n];
     // One whole escape: from a backslash to the next.
     let Some(k) = text.iter().position(|&b| b == b'\\') else {
@@ -89,62 +98,46 @@ pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
 /// as many lines as it takes), wherever in an item it begins and ends, with two whole items
 /// at least: a byte buffer or a blank bitmap spelled out in code, as long as the buffer.
 pub(crate) fn is_list_fill(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 64];
-    let n = parts[0].len() + parts[1].len();
-    if n > buf.len() {
+    let Some((buf, n)) = joined(parts) else {
         return false;
-    }
-    buf[..parts[0].len()].copy_from_slice(parts[0]);
-    buf[parts[0].len()..n].copy_from_slice(parts[1]);
+    };
     let text = &buf[..n];
     let number = |d: &[u8]| match d {
         [b'0', b'x' | b'X', h @ ..] => !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit),
         _ => !d.is_empty() && d.iter().all(u8::is_ascii_digit),
     };
-    // The items, and between each two the separator's commas: exactly one.
-    let mut items = text
-        .split(|&b| b == b',' || b.is_ascii_whitespace())
-        .filter(|f| !f.is_empty());
-    let commas = |from: usize, to: usize| text[from..to].iter().filter(|&&b| b == b',').count();
-    let Some(first) = items.next() else {
-        return false;
-    };
-    let first_at = first.as_ptr() as usize - text.as_ptr() as usize;
-    let (mut item, mut whole, mut end) = (None::<&[u8]>, 0, first_at + first.len());
-    let mut last = (first, first_at);
-    for f in items {
-        let at = f.as_ptr() as usize - text.as_ptr() as usize;
-        if commas(end, at) != 1 {
+    // The fragments between separators, by where they stand: cut by the text's start (a suffix
+    // of the item), by its end (a prefix), or whole (the item itself); between each two, one
+    // comma.
+    let (mut item, mut whole) = (None::<&[u8]>, 0);
+    let (mut head, mut tail) = (None::<&[u8]>, None::<&[u8]>);
+    let (mut at, mut prev_end) = (0, None::<usize>);
+    for frag in text.split(|&b| b == b',' || b.is_ascii_whitespace()) {
+        let (start, end) = (at, at + frag.len());
+        at = end + 1;
+        if frag.is_empty() {
+            continue;
+        }
+        if prev_end.is_some_and(|p| text[p..start].iter().filter(|&&b| b == b',').count() != 1) {
             return false;
         }
-        // The previous fragment is whole: something follows it.
-        let (prev, prev_at) = last;
-        if prev_at > 0 {
-            match item {
-                None => item = Some(prev),
-                Some(i) if i != prev => return false,
-                Some(_) => {}
-            }
-            whole += 1;
-        }
-        end = at + f.len();
-        last = (f, at);
-    }
-    if last.1 > 0 && end < n {
-        if item.is_some_and(|i| i != last.0) {
+        prev_end = Some(end);
+        if start == 0 {
+            head = Some(frag);
+        } else if end == n {
+            tail = Some(frag);
+        } else if item.is_some_and(|i| i != frag) {
             return false;
+        } else {
+            (item, whole) = (Some(frag), whole + 1);
         }
-        item = Some(last.0);
-        whole += 1;
     }
-    let Some(item) = item else {
-        return false;
-    };
-    // The fragments at the edges are a suffix and a prefix of the item.
-    whole >= 2
-        && number(item)
-        && (first_at > 0 || item.ends_with(first))
-        && (end < n || item.starts_with(last.0))
+    item.is_some_and(|item| {
+        whole >= 2
+            && number(item)
+            && head.map_or(true, |h| item.ends_with(h))
+            && tail.map_or(true, |t| item.starts_with(t))
+    })
 }
 
 /// The text is a word: letters (any non-ASCII byte counts as one) and spaces only, at least one
