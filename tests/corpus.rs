@@ -132,3 +132,60 @@ fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
         "heading lines: {v:?}"
     );
 }
+
+/// A document that quotes one long passage for each component it ships (a notices file: a
+/// heading, a copyright line, then the same licence terms) repeats far more than any model
+/// loop, but one recurrence at a time, each copy a passage length after the last: no halt,
+/// as ids with pieces or as text. The same passage stuttering within itself still halts.
+#[test]
+fn a_passage_quoted_for_each_component_does_not_halt() {
+    let terms = "Anyone who receives a copy of this package and the notes that come with it \
+        may use it, change it, join it with other work, publish it, hand it on, grant others \
+        the same rights, and sell copies of it, without paying for any of this, provided that \
+        the notice of ownership above and this grant of rights are kept in every copy or in \
+        every large part of the package that is passed on.\n\nThe package comes as it is, with \
+        no promise of any kind, stated or implied, including but not limited to promises that \
+        it can be sold, that it fits any purpose, or that it breaks no one else's rights. The \
+        people who wrote it or who own it shall in no case be held to answer for any claim, \
+        loss or other duty, whether under a contract, a wrong or anything else, that comes \
+        from, out of or in connection with the package or its use or other dealings in it.\n\n";
+    let owners = [
+        "Ada Moreau",
+        "Bram Okafor",
+        "Chen Lindqvist",
+        "Dara Novak",
+        "Emeka Sato",
+        "Farah Kowalski",
+        "Goran Abe",
+        "Hana Oyelaran",
+    ];
+    let mut doc = String::from("# Notices for the components shipped in this release\n\n");
+    for (i, owner) in owners.iter().enumerate() {
+        doc += &format!(
+            "## component-{}\n\nCopyright (c) {} {owner}\n\n",
+            i * 7 + 3,
+            2011 + i
+        );
+        doc += terms;
+    }
+    for preset in [Preset::Balanced, Preset::Lenient] {
+        let config = StreamConfig::preset(preset);
+        let v = common::feed_tokenized(&mut StreamGuard::new(&config), &doc);
+        assert!(
+            v.is_none(),
+            "{preset:?} halted the notices as tokens: {v:?}"
+        );
+        let v = common::feed_text(&mut StreamGuard::new(&config), doc.as_bytes(), 16);
+        assert!(v.is_none(), "{preset:?} halted the notices as text: {v:?}");
+        // The terms stuttering, a sentence said again and again with a word changed.
+        let mut stutter = String::from(&terms[..400]);
+        for owner in owners.iter().cycle().take(40) {
+            stutter += &format!(
+                "The people who wrote it, {owner} and others, shall in no \
+                case be held to answer for any claim. "
+            );
+        }
+        let v = common::feed_text(&mut StreamGuard::new(&config), stutter.as_bytes(), 16);
+        assert!(v.is_some(), "{preset:?} let the stutter through as text");
+    }
+}
