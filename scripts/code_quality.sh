@@ -74,7 +74,9 @@ done
 echo "== 2. model code"
 files=$(ls target/corpus/code-smollm2.jsonl target/corpus/code-gemma3-base.jsonl 2>/dev/null || true)
 if [ -n "$files" ]; then
-  # Hand labels: every stream read to its end (scripts/data/README.md).
+  # Hand labels: every stream read to its end (scripts/data/README.md), if these are the
+  # streams that were read.
+  python3 scripts/check_labels.py scripts/data/code_labels.jsonl $files || true
   for mode in pieces text; do
     echo "-- balanced, $mode"
     $q --preset balanced --mode "$mode" --labels scripts/data/code_labels.jsonl $files | grep -v MISS
@@ -89,6 +91,7 @@ fi
 fresh=$(ls target/corpus/code-fresh-smollm2.jsonl target/corpus/code-fresh-gemma3-base.jsonl 2>/dev/null || true)
 if [ -n "$fresh" ]; then
   # The second prompt set, read the same way (scripts/data/code_labels_fresh.jsonl).
+  python3 scripts/check_labels.py scripts/data/code_labels_fresh.jsonl $fresh || true
   for f in $fresh; do
     for mode in pieces text; do
       echo "-- fresh prompts, $(basename "$f" .jsonl), balanced, $mode"
