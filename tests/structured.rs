@@ -447,6 +447,35 @@ fn versions_are_not_counter_ladders() {
     }
 }
 
+/// A ladder steps the same way over all its copies: link references to pull requests whose
+/// numbers rose by 2, 3 or 20 and then by one for the last eight lines are a list (a
+/// changelog's), not a count; the same lines with every number one more than the last halt.
+#[test]
+fn a_ladder_steps_the_same_way_throughout() {
+    let link = |n: u32| format!("[#{n}]: https://example.org/project/pull/{n}\n");
+    let mut n = 8300;
+    let mut list = String::from("## 1.54.1\n\nFixed a race in the scheduler.\n\n");
+    for (i, gap) in [6, 3, 3, 20, 14, 1, 6, 4, 2, 10, 3, 1, 4, 3, 2, 4, 3, 1].iter().enumerate() {
+        n += gap + i as u32 % 2;
+        list += &link(n);
+    }
+    for _ in 0..8 {
+        n += 1;
+        list += &link(n);
+    }
+    let ladder: String = (8300..8340).map(link).collect();
+    for s in presets() {
+        let [a, b] = halts(&s, &list);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+        for (way, h) in halts(&s, &ladder).iter().enumerate() {
+            let (_, v) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: the ladder did not halt"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        }
+    }
+}
+
 /// The first warning or halt, fed as tokens with pieces and as 16-byte chunks of text.
 fn first_alarms(settings: &StreamSettings, text: &str) -> [Option<Verdict>; 2] {
     let config = StreamConfig::new(settings).unwrap();

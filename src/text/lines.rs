@@ -26,8 +26,15 @@ const GROWTH_SAME_HALT: u32 = 3;
 /// ladder's 24; the warning comes only past the length of counts people write.
 const COUNT_WARN: u32 = 20;
 const COUNT_HALT: u32 = 24;
-/// Copies of a repeated block of lines whose numbers are compared, at most.
-const NUMBER_COPIES: usize = 6;
+/// Copies of a repeated block of lines whose numbers are compared: the newest `SAME_COPIES`
+/// tell lines written again (numbers the same) from a count; a ladder must step the same way
+/// over every copy held, up to `NUMBER_COPIES` (as many as the text ring holds of a ladder of
+/// one short line). A list of links to pull requests whose numbers rose by one for the last
+/// six lines but by 2, 3 or 20 before (tokio's changelog) is a list, not a count; lines that
+/// settled on one number after a few others (`sleep(1)  # 1000ms`, then `# 100ms` again and
+/// again) are lines written again from where they settled.
+const SAME_COPIES: usize = 6;
+const NUMBER_COPIES: usize = 32;
 
 impl TextState {
     /// A run of siblings as evidence: a warning at `template_warn` copies, a halt once the
@@ -135,19 +142,23 @@ impl TextState {
         if held < 3 {
             return Numbers::Unknown;
         }
-        if counts[..held].iter().any(|&c| c != counts[0]) {
+        let recent = held.min(SAME_COPIES);
+        if counts[..recent].iter().any(|&c| c != counts[0]) {
             return Numbers::Varied;
         }
         let n = counts[0].min(MAX);
         let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
-        let same_step = (1..held - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
-        if !same_step {
+        let same_step =
+            |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
+        if !same_step(recent) {
             Numbers::Varied
         } else if (0..n).all(|i| step(0, i) == 0) {
             Numbers::Same
         } else if (0..n).any(|i| step(0, i) != 0 && versions[0] & (1 << i) != 0) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
+            Numbers::Varied
+        } else if counts[..held].iter().any(|&c| c != counts[0]) || !same_step(held) {
             Numbers::Varied
         } else {
             Numbers::Ladder
