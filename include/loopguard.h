@@ -308,7 +308,8 @@ typedef struct lg_stream_config {
   // Coverage that halts once it lasts near_patience; 0 = off. Halts only on streams with
   // text, where indented lines, code fences and tables are left out of the coverage.
   float near_halt;
-  // Symbols the halting coverage must last.
+  // Symbols the halting coverage must last, counting those pushed while the latest repeat
+  // came from within half the near window.
   uint32_t near_patience;
   // Bytes of a character run that warn; 0 = off, else 4..=LG_MAX_RUN.
   uint32_t char_run_warn;

@@ -10,7 +10,8 @@ recorded: a changed verdict proves a changed stream (the converse does not hold)
 
     python3 scripts/check_labels.py LABELS CORPUS.jsonl...
 
-Exit status 1 when a stream differs, 2 on bad usage or when label.py is missing.
+Exit status 1 when a stream differs; 2 on bad usage, a bad label line, label.py missing or
+failing, or no labelled stream found in the corpora.
 """
 import json
 import os
@@ -18,29 +19,33 @@ import subprocess
 import sys
 
 
+def fail(message):
+    print(f"check_labels: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
 def main():
     if len(sys.argv) < 3:
-        sys.exit("usage: check_labels.py LABELS CORPUS.jsonl...")
+        fail("usage: check_labels.py LABELS CORPUS.jsonl...")
     here = os.path.dirname(os.path.abspath(__file__))
     shared = os.environ.get("SHARED", os.path.join(here, "..", "..", "shared"))
     label_py = os.path.join(shared, "tools", "label.py")
     if not os.path.isfile(label_py):
-        print(f"check_labels: skipped, no {label_py}")
-        sys.exit(2)
+        fail(f"skipped, no {label_py}")
     recorded = {}
     with open(sys.argv[1]) as f:
         for n, line in enumerate(f, 1):
             try:
                 d = json.loads(line)
                 recorded[d["id"]] = d["labeller"]
-            except (ValueError, KeyError) as e:
-                sys.exit(f"check_labels: {sys.argv[1]} line {n}: {e}")
+            except (ValueError, KeyError, TypeError) as e:
+                fail(f"{sys.argv[1]} line {n}: not a label ({e})")
     checked, differ = 0, []
     for corpus in sys.argv[2:]:
-        out = subprocess.run(
-            [sys.executable, label_py, corpus], check=True, capture_output=True, text=True
-        ).stdout
-        for line in out.splitlines():
+        run = subprocess.run([sys.executable, label_py, corpus], capture_output=True, text=True)
+        if run.returncode != 0:
+            fail(f"label.py failed on {corpus}: {run.stderr.strip()[-500:]}")
+        for line in run.stdout.splitlines():
             d = json.loads(line)
             want = recorded.get(d["id"])
             if want is None:
@@ -48,6 +53,8 @@ def main():
             checked += 1
             if d["label"] != want:
                 differ.append(f"{d['id']}: label.py says {d['label']}, the labelled stream {want}")
+    if checked == 0:
+        fail(f"no stream of {sys.argv[1]} in {' '.join(sys.argv[2:])}")
     print(f"check_labels: {checked} labelled streams found, {len(differ)} not the stream labelled")
     for line in differ:
         print("  " + line)

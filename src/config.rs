@@ -102,7 +102,9 @@ pub struct StreamSettings {
     /// lines, lines that begin with markup, a date or a drawn rule, headings (lines ending in
     /// `:`) and the opening symbols of bullet items: on ids alone they warn.
     pub near_halt: f32,
-    /// Symbols the coverage must stay at or above `near_halt` before halting. `0..=65536`.
+    /// Symbols, while the coverage stays at or above `near_halt`, before halting; only the
+    /// symbols pushed while the latest repeat came from within half the near window count
+    /// (two copies in view), the others neither count nor break the count. `0..=65536`.
     pub near_patience: u32,
     /// Bytes in a run of one character (or a unit of up to 4 bytes) that warn. `0` (off) or
     /// `4..=16384`.

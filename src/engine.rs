@@ -172,8 +172,8 @@ pub(crate) struct Engine {
     warn_need: Box<[i32]>,
     halt_need: Box<[i32]>,
     any_need: Box<[i32]>,
-    /// Positions since coverage reached the halt level that repeat something within half
-    /// the near window.
+    /// Positions since coverage reached the halt level pushed while the latest repeat came
+    /// from within half the near window.
     near_streak: u32,
     /// Multiplies near-loop patience (code blocks, tables).
     pub slack: f32,
@@ -813,10 +813,12 @@ impl Engine {
         }
         let since = self.near_since;
         let halting = self.text_known && self.p.near_halt > 0.0 && share >= self.p.near_halt;
-        // Patience counts only symbols that repeat something within half the window, so
-        // that two copies of what repeats are in view. A document that quotes one passage
-        // again and again far apart (a licence for each component it ships) is covered as
-        // densely, but by one recurrence at a time: that is evidence of less than one copy.
+        // Patience counts only the symbols pushed while the latest repeat seen (`last_dist`:
+        // an indexed n-gram's, or two 4-grams' in a row at one distance) came from within
+        // half the window, so that two copies of what repeats are in view; the others
+        // neither count nor break the count while coverage holds. A document that quotes one
+        // passage again and again far apart (a licence for each component it ships) is
+        // covered as densely, but by one recurrence at a time: evidence of less than one copy.
         if halting {
             if 2 * self.last_dist as u64 <= w {
                 self.near_streak += 1;

@@ -700,7 +700,8 @@ pub struct lg_stream_config {
     /// Coverage that halts once it lasts near_patience; 0 = off. Halts only on streams with
     /// text, where indented lines, code fences and tables are left out of the coverage.
     pub near_halt: f32,
-    /// Symbols the halting coverage must last.
+    /// Symbols the halting coverage must last, counting those pushed while the latest repeat
+    /// came from within half the near window.
     pub near_patience: u32,
     /// Bytes of a character run that warn; 0 = off, else 4..=LG_MAX_RUN.
     pub char_run_warn: u32,
