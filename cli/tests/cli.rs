@@ -92,7 +92,7 @@ fn the_readme_command_shows_the_halts_with_their_repeated_text() {
     );
     assert!(text.contains("halted 22 (55%)"), "{text}");
     assert!(
-        text.contains("tokens that would have been saved: 4824 of 16900"),
+        text.contains("tokens that would have been saved: 4818 of 16900"),
         "{text}"
     );
     assert!(
