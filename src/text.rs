@@ -43,6 +43,11 @@ const NOTHING_NEW: u32 = 1;
 /// A warning, earlier and cheaper than a halt, allows the odd new word of a paraphrase; a
 /// list that names a new thing on most lines (declarations, keywords, menus) gives far more.
 const LITTLE_NEW: u32 = 4;
+/// New words among the last 64 from which a text names new things densely: a table of named
+/// things (registers, cases with their handlers, fields) names one on most rows (13 and more
+/// in the tables measured), where a block written out again with a numbered name adds that
+/// one name to the eight or so words it repeats (6 to 8 by its fifth copy).
+const TABLE_NEW: u32 = 10;
 /// A byte that continues a symbol inside a long run (see `long_word`): a letter, a digit or
 /// a non-ASCII byte. `_` is a piece of its own there, as tokenizers cut
 /// `date_published_by_author` at its underscores.
@@ -427,6 +432,13 @@ impl TextState {
     pub fn news(&self) -> (bool, bool) {
         let new = self.novelty.new_words();
         (new <= NOTHING_NEW, new <= LITTLE_NEW)
+    }
+
+    /// The recent text names new things densely: at least [`TABLE_NEW`] of its last 64
+    /// words are new.
+    #[inline]
+    pub fn names_new_densely(&self) -> bool {
+        self.novelty.new_words() >= TABLE_NEW
     }
 
     /// Records that stream symbol `sym` starts at the current byte.

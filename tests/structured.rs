@@ -1014,3 +1014,73 @@ fn ladders_next_to_markup_are_judged_alike_however_the_text_is_cut() {
         }
     }
 }
+
+/// A ladder whose rung is a block of lines, each copy naming new things densely, is a table:
+/// the channels of a device as `#define`s or struct fields, a `switch` dispatching each case
+/// to its own handler. It does not halt, as long as tables are written out by hand. A block
+/// written out again with only a numbered name new in it (one new word among a dozen it
+/// repeats) is a model's runaway and halts. A block unrolled four times (the rounds of a
+/// hash) does not halt; unrolled on and on, it does.
+#[test]
+fn a_table_of_named_blocks_is_not_a_ladder_and_a_renamed_block_is() {
+    let mut defines = String::from("/* DMA controller */\n");
+    let mut fields = String::from("struct dma_regs {\n");
+    let mut cases =
+        String::from("static int dispatch(int op, struct ctx *ctx)\n{\n    switch (op) {\n");
+    for n in 0..32 {
+        let base = 0x100 * (n + 1);
+        defines += &format!(
+            "#define DMA{n}_CTRL   0x{base:04x}\n#define DMA{n}_STAT   0x{:04x}\n#define DMA{n}_ADDR   0x{:04x}\n",
+            base + 4,
+            base + 8
+        );
+        fields += &format!("    uint32_t ch{n}_ctrl;\n    uint32_t ch{n}_stat;\n");
+        cases += &format!("    case {n}:\n        return handle_{n}(ctx);\n");
+    }
+    fields += "};\n";
+    cases += "    }\n    return -1;\n}\n";
+    let mut rounds = String::from("TEXT ·block(SB),NOSPLIT,$0\n");
+    let regs = ["AX", "BX", "CX", "DX", "BP"];
+    let round = |i: usize| {
+        (0..5)
+            .map(|r| {
+                let name = |k: usize| regs[(k + 5 - r) % 5];
+                format!(
+                    "\tROUND1({}, {}, {}, {}, {}, {})\n",
+                    name(0),
+                    name(1),
+                    name(2),
+                    name(3),
+                    name(4),
+                    5 * i + r
+                )
+            })
+            .collect::<String>()
+    };
+    for i in 0..4 {
+        rounds += &round(i);
+    }
+    rounds += "\tRET\n";
+    for s in presets() {
+        for text in [&defines, &fields, &cases, &rounds] {
+            let [a, b] = halts(&s, text);
+            assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{text}");
+        }
+    }
+    let unrolled: String = (0..20).map(round).collect();
+    let mut renamed = String::new();
+    for n in 1..=20 {
+        renamed += &format!(
+            "const debouncedHandler{n} = debounce(function() {{\n  return function() {{\n    setTimeout(() => {{\n      debouncedHandler{n}();\n    }}, 100);\n  }};\n}});\n\n"
+        );
+    }
+    let s = StreamSettings::preset(Preset::Balanced);
+    assert_ladder_halts(&s, &unrolled);
+    for (way, h) in halts(&s, &renamed).iter().enumerate() {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: the renamed block did not halt"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        assert!(*line <= 8 * 10, "way {way}: halted at line {line}");
+    }
+}

@@ -15,6 +15,11 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 /// cover 17 lines (macro arms counting to 17, generated getters `get 0()` to `get 15()`).
 const LADDER_LINES: u64 = 24;
 
+/// Copies of a block of several lines, its counter stepping, from which it may halt (and
+/// `LADDER_LINES` lines): people unroll a block a few times (the rounds of a hash, the
+/// channels of a device), and two or three copies of a long block are not yet a loop.
+const BLOCK_LADDER_COPIES: u32 = 5;
+
 /// Copies past which a one-line counter ladder that names something new on each line
 /// (`REG_R0` … `REG_R31`) halts all the same: tables that long are not written out by hand.
 const NAMED_LADDER_COPIES: u32 = 64;
@@ -316,11 +321,16 @@ impl StreamGuard {
         // code, where a loop statement does it; markup has none, and its ladders wait for
         // `MARKUP_LADDER_COPIES` (warning half way).
         let copies = f.span / f.period.max(1);
-        let names_new =
-            !text.lines_block && copies <= NAMED_LADDER_COPIES && !says_nothing_new(&self.text);
+        let names_new = copies <= NAMED_LADDER_COPIES
+            && if text.lines_block {
+                self.text.names_new_densely()
+            } else {
+                !says_nothing_new(&self.text)
+            };
         let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
+            && (f.period <= 1 || copies >= BLOCK_LADDER_COPIES)
             && (!markup || copies > MARKUP_LADDER_COPIES)
             && !names_new;
         // One line of code written out verbatim again and again halts from
