@@ -24,8 +24,8 @@ mod lines;
 mod nesting;
 
 pub(crate) use self::content::{
-    is_data, is_drawing, is_escaped_fill, is_filler, is_list_fill, is_rule_text, is_word,
-    BUFFER_FACTOR,
+    is_data, is_drawing, is_drawn_pattern, is_escaped_fill, is_filler, is_list_fill, is_rule_text,
+    is_word, BUFFER_FACTOR,
 };
 use self::content::{is_data_unit, is_rule};
 
@@ -163,6 +163,10 @@ pub(crate) enum Numbers {
     Ladder,
     /// The numbers vary otherwise: a table of values, a list of links.
     Varied,
+    /// The numbers vary, one of them new in every copy without counting (a date, an issue
+    /// number, a version): a list of records, each copy about its own thing, as a changelog's
+    /// entries (`433469  FreeBSD support, part 4`, `433473  … part 5`) are.
+    Records,
 }
 
 impl TextFinding {

@@ -1084,3 +1084,76 @@ fn a_table_of_named_blocks_is_not_a_ladder_and_a_renamed_block_is() {
         assert!(*line <= 8 * 10, "way {way}: halted at line {line}");
     }
 }
+
+/// Entries of a changelog or a bug list carry their own key, a date, an issue number or a
+/// version, however alike their words (`512307  Port to the new scheduler, part 4`): a list
+/// of records, which may warn but never halts as repeated lines. Lines whose numbers vary
+/// with no key among them (`- 2g grated cheese`, `- 1g grated cheese`: values that come
+/// back) are a loop and halt.
+#[test]
+fn records_with_their_own_key_are_not_a_loop() {
+    let ids = [
+        512301, 512307, 512308, 512330, 512331, 512345, 512352, 512353, 512360, 512371, 512372,
+        512390, 512402, 512415,
+    ];
+    let mut bugs =
+        String::from("Bugs fixed in this release:\n\n511980  Crash when the log is empty\n");
+    for (part, id) in ids.iter().enumerate() {
+        bugs += &format!("{id}  Port to the new scheduler, part {}\n", part + 1);
+    }
+    bugs += "512500  Wrong exit status after a signal\n";
+    let dates = [
+        "2024-11-30",
+        "2024-10-02",
+        "2024-08-17",
+        "2024-08-01",
+        "2024-05-23",
+        "2024-03-09",
+        "2023-12-28",
+        "2023-11-11",
+        "2023-07-04",
+        "2023-06-30",
+        "2023-02-14",
+        "2022-12-01",
+    ];
+    let mut log = String::new();
+    for (k, date) in dates.iter().enumerate() {
+        log += &format!(
+            "{date}  Jane Roe\n\n   * version-info: 0:{}:0\n\n   * all: merge the upstream release\n\n",
+            70 - 3 * k - k % 2
+        );
+    }
+    for s in presets() {
+        for text in [&bugs, &log] {
+            let [a, b] = halts(&s, text);
+            assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{text}");
+        }
+    }
+    let grams = [
+        1, 1, 2, 1, 3, 2, 2, 1, 4, 1, 2, 2, 3, 1, 1, 2, 1, 2, 3, 1, 2, 1, 1, 2,
+    ];
+    let mut recipe = String::from("Ingredients:\n");
+    for g in grams {
+        recipe += &format!("- {g}g grated cheese\n");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &recipe)
+        .iter()
+        .enumerate()
+    {
+        assert!(h.is_some(), "way {way}: the loop did not halt");
+    }
+}
+
+/// A rule drawn with a pattern of punctuation and single letters (`=x=x=x=`) is a
+/// decoration between sections, as long as a line: it does not halt.
+#[test]
+fn a_rule_drawn_with_a_letter_is_a_decoration() {
+    let rule = "=x".repeat(39) + "=\n";
+    let text = format!(
+        "See the list of changes for details.\n\n{rule}\nNews for version 3.1\n\nColour support.\n\n{rule}\nNews for version 3.0\n\nA new parser.\n"
+    );
+    for s in presets() {
+        let [a, b] = halts(&s, &text);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+    }
+}

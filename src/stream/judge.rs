@@ -5,8 +5,8 @@
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
-    is_data, is_drawing, is_escaped_fill, is_filler, is_list_fill, is_rule_text, is_word, Numbers,
-    TextFinding, BUFFER_FACTOR,
+    is_data, is_drawing, is_drawn_pattern, is_escaped_fill, is_filler, is_list_fill, is_rule_text,
+    is_word, Numbers, TextFinding, BUFFER_FACTOR,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -148,8 +148,9 @@ impl StreamGuard {
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
                     let block = block_from(a, b, from, start);
-                    if is_rule_text([a, b]) {
-                        // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator run.
+                    if is_rule_text([a, b]) || is_drawn_pattern([a, b]) {
+                        // A rule drawn with tokens (`━━━━`, `-----`, `=x=x=x`): judged like a
+                        // separator run.
                         let limit = self.config.inner.settings.separator_run_halt as u64;
                         let bytes = onset_byte.map_or(0, |o| self.text.bytes - o);
                         action = if limit > 0 && bytes >= limit {
@@ -341,7 +342,10 @@ impl StreamGuard {
             && text.lines_numbers == Numbers::Same
             && f.span >= CODE_LINE_COPIES
             && !self.last_line_is_data();
-        let halt = !text.lines_structured || ladder || unrolled_past;
+        // Lines that each carry their own key (a date, an issue number, a version) are a list
+        // of records, a changelog's entries, however alike their words: they warn, never halt.
+        let records = text.lines_numbers == Numbers::Records;
+        let halt = (!text.lines_structured && !records) || ladder || unrolled_past;
         let mut action = f.level;
         if action == Action::Halt && !halt {
             action = Action::Warn;
@@ -362,7 +366,7 @@ impl StreamGuard {
                         && (!markup || copies > MARKUP_LADDER_COPIES / 2)
                 }
                 Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
-                Numbers::Varied | Numbers::Unknown => false,
+                Numbers::Varied | Numbers::Records | Numbers::Unknown => false,
             };
             if !evidence {
                 action = Action::Continue;

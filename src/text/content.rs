@@ -238,6 +238,37 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
     rows
 }
 
+/// The text is a rule drawn with a pattern of rule punctuation and single letters
+/// (`=x=x=x=`, `-o-o-o-`, `*v*v*`): a decoration, not words. Every letter stands alone between
+/// drawing characters (so at most one byte in two is a letter), and there is no digit, no
+/// white space and no other punctuation (`a,a,a,` is a list); a line end may close it. Only
+/// patterns with a letter: rules of punctuation alone are [`is_rule_text`]'s or
+/// [`is_drawing`]'s.
+pub(crate) fn is_drawn_pattern(parts: [&[u8]; 2]) -> bool {
+    let (mut letters, mut bytes, mut after_letter, mut ended) = (0, 0, false, false);
+    for &c in parts[0].iter().chain(parts[1]) {
+        // The line may have ended with the newest token: nothing comes after its end.
+        if ended || (c == b'\n' || c == b'\r') {
+            if c != b'\n' && c != b'\r' {
+                return false;
+            }
+            ended = true;
+            continue;
+        }
+        let letter = c.is_ascii_alphabetic();
+        if letter && after_letter {
+            return false;
+        }
+        if !letter && !b"=-~*_+#<>|/\\:.^".contains(&c) {
+            return false;
+        }
+        letters += letter as usize;
+        bytes += 1;
+        after_letter = letter;
+    }
+    bytes >= 2 && letters > 0 && 2 * letters <= bytes + 1
+}
+
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
 /// bytes of a character cut at either end are ignored.
 pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
@@ -272,6 +303,37 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patterns_of_rule_punctuation_and_single_letters_are_drawn() {
+        let drawn = |s: &str| {
+            let (a, b) = s.split_at(s.len() / 2);
+            is_drawn_pattern([a.as_bytes(), b.as_bytes()])
+        };
+        for yes in [
+            "=x=x=x=",
+            "x=x=x=x",
+            "-o-o-o-",
+            "*v*v*v*",
+            "=-x-=-x-=",
+            "=x=x=x=\n",
+            "=x\n",
+        ] {
+            assert!(drawn(yes), "{yes:?}");
+        }
+        for no in [
+            "hahaha",
+            "=xx=xx=",
+            "a,a,a,a",
+            "1=1=1=1",
+            "=x= =x=",
+            "======",
+            "x=yx=yx=y",
+            "=a=\n=b=",
+        ] {
+            assert!(!drawn(no), "{no:?}");
+        }
+    }
 
     #[test]
     fn escaped_fills_are_one_escape_again_and_again() {

@@ -150,14 +150,27 @@ impl TextState {
         let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
         let same_step =
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
+        // A number that is new in every recent copy and does not count (its steps differ, or
+        // it is a version): each copy's own key, a date, an issue number, a release.
+        let keyed = || {
+            (0..n).any(|i| {
+                let new_each = (1..recent).all(|k| (0..k).all(|j| copies[j][i] != copies[k][i]));
+                let counts = (1..recent - 1).all(|k| step(k, i) == step(0, i));
+                new_each && (!counts || versions[0] & (1 << i) != 0)
+            })
+        };
         if !same_step(recent) {
-            Numbers::Varied
+            if keyed() {
+                Numbers::Records
+            } else {
+                Numbers::Varied
+            }
         } else if (0..n).all(|i| step(0, i) == 0) {
             Numbers::Same
         } else if (0..n).any(|i| step(0, i) != 0 && versions[0] & (1 << i) != 0) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
-            Numbers::Varied
+            Numbers::Records
         } else if counts[..held].iter().any(|&c| c != counts[0]) || !same_step(held) {
             Numbers::Varied
         } else {
