@@ -536,8 +536,14 @@ impl Structure {
         if self.bullet {
             return LineKind::ListItem;
         }
+        // A line that opens something with a colon: in a run of code a label or a block
+        // (`case 3:`, `default:`, `else:`), elsewhere a heading.
         if last == b':' {
-            return LineKind::Heading;
+            return if self.code_run > 0 {
+                LineKind::Code
+            } else {
+                LineKind::Heading
+            };
         }
         if matches!(lead.first(), Some(b'<' | b'@')) || lead.starts_with(b">>") {
             return LineKind::Markup;

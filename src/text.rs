@@ -1192,6 +1192,8 @@ mod tests {
             "nnoremenu 1.80 PopUp.Select\\ &Line\tV\nonoremenu",
             // After a line of data: a table of values (a program's printed output).
             "y = 0, m = 10, d = 5\ny",
+            // A line ending in a colon in a run of code is a label or a block, not a heading.
+            "switch (c) {\ncase 3:\ncase 4:\nre",
         ] {
             assert!(unprose_after(code), "{code:?}");
         }
@@ -1200,6 +1202,7 @@ mod tests {
             "The cat (a tabby) sat on the mat.\nThe",
             "Call `run_all(jobs)` to start them.\nThe",
             "\tIndented by a tab, then prose.\nThe",
+            "The steps are as follows:\nFirst",
         ] {
             assert!(!unprose_after(prose), "{prose:?}");
         }
