@@ -72,11 +72,13 @@ def sources():
 def packages():
     """("package", path) for each distinct METADATA file of the installed Python packages."""
     here = os.path.dirname(os.path.abspath(__file__))
+    site = os.path.join("lib", "python3*", "site-packages", "*.dist-info", "METADATA")
     patterns = [
         os.path.join(sysconfig.get_paths()["purelib"], "*.dist-info", "METADATA"),
-        "/usr/lib/python3*/**/*.dist-info/METADATA",
-        "/usr/local/lib/python3*/**/*.dist-info/METADATA",
-        os.path.join(here, "..", "target", "**", "site-packages", "*.dist-info", "METADATA"),
+        "/usr/lib/python3/dist-packages/*.dist-info/METADATA",
+        os.path.join("/usr/local", site),
+        # The project's own environments (scripts/install-frameworks.sh and others).
+        os.path.join(here, "..", "target", "*", site),
     ]
     paths = {os.path.realpath(p) for pat in patterns for p in glob.glob(pat, recursive=True)}
     for p in sorted(paths):
@@ -97,8 +99,17 @@ def read_text(path):
         return None
     text = raw.decode("utf-8", errors="replace")
     if path.endswith("METADATA"):
-        # The description follows the headers, after the first blank line.
-        text = text.partition("\n\n")[2]
+        # The description follows the headers, after the first blank line; older metadata
+        # keeps it in a `Description:` header instead, its lines indented by 8 spaces.
+        headers, _, body = text.partition("\n\n")
+        if not body.strip():
+            _, _, desc = headers.partition("\nDescription: ")
+            lines = desc.split("\n")
+            body = "\n".join(
+                [lines[0]]
+                + [l[8:] for l in lines[1:] if l.startswith(" " * 8) or not l.strip()]
+            )
+        text = body
     return text
 
 

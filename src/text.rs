@@ -165,9 +165,10 @@ pub(crate) enum Numbers {
     Ladder,
     /// The numbers vary otherwise: a table of values, a list of links.
     Varied,
-    /// The numbers vary, one of them new in every copy without counting (a date, an issue
-    /// number, a version): a list of records, each copy about its own thing, as a changelog's
-    /// entries (`433469  FreeBSD support, part 4`, `433473  … part 5`) are.
+    /// The numbers vary, and each copy has its own key: its first numbers (a date, an issue
+    /// number) sorted from copy to copy without counting, or a version that changes. A list
+    /// of records, each copy about its own thing, as a change log's entries
+    /// (`433469  FreeBSD support, part 4`, `433473  … part 5`) are.
     Records,
 }
 
@@ -644,7 +645,7 @@ impl TextState {
                         // A counter may step every other copy (`m[5][5] += 1` twice, then
                         // `m[6][6] += 1` twice): read as copies of twice the block, it is a
                         // ladder.
-                        if found.lines_numbers == Numbers::Varied
+                        if matches!(found.lines_numbers, Numbers::Varied | Numbers::Records)
                             && copies >= 6
                             && self.numbers(2 * f.period, copies / 2, end) == Numbers::Ladder
                         {

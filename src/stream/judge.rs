@@ -6,7 +6,7 @@ use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_escaped_fill, is_filler, is_list_fill, is_rule_text,
-    is_word, Numbers, TextFinding, BUFFER_FACTOR,
+    is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -19,6 +19,11 @@ const LADDER_LINES: u64 = 24;
 /// `LADDER_LINES` lines): people unroll a block a few times (the rounds of a hash, the
 /// channels of a device), and two or three copies of a long block are not yet a loop.
 const BLOCK_LADDER_COPIES: u32 = 5;
+
+/// How many times the copies that halt repeated lines a list of records needs (lines with
+/// their own key, a date or an issue number: a change log's entries): a change log lists
+/// release after release, but not two dozen saying one thing.
+const RECORD_FACTOR: u32 = 3;
 
 /// Copies past which a one-line counter ladder that names something new on each line
 /// (`REG_R0` … `REG_R31`) halts all the same: tables that long are not written out by hand.
@@ -148,16 +153,23 @@ impl StreamGuard {
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
                     let block = block_from(a, b, from, start);
-                    if is_rule_text([a, b]) || is_drawn_pattern([a, b]) {
-                        // A rule drawn with tokens (`━━━━`, `-----`, `=x=x=x`): judged like a
-                        // separator run.
+                    if is_rule_text([a, b]) {
+                        // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator
+                        // run. One whose first byte is no longer known is long past a line.
                         let limit = self.config.inner.settings.separator_run_halt as u64;
-                        let bytes = onset_byte.map_or(0, |o| self.text.bytes - o);
+                        let bytes = onset_byte.map_or(u64::MAX, |o| self.text.bytes - o);
                         action = if limit > 0 && bytes >= limit {
                             Action::Halt
                         } else {
                             Action::Continue
                         };
+                        kind = LoopKind::CharRun;
+                    } else if is_drawn_pattern([a, b])
+                        && onset_byte.is_some_and(|o| self.text.bytes - o < CODE_LINE)
+                    {
+                        // A rule drawn with a pattern (`=x=x=x=`): a decoration as long as a
+                        // line; longer, it is judged as any loop.
+                        action = Action::Continue;
                         kind = LoopKind::CharRun;
                     } else if is_drawing(block) {
                         // Rows of a drawing (a chart's axis, a frame: no letter or digit)
@@ -309,18 +321,21 @@ impl StreamGuard {
         let f = text.lines;
         let lines = f.span as u64;
         // What halts depends on the lines and on how the numbers in the copies change. Prose
-        // lines repeated, their numbers the same or not, halt (`29. Remove the tire…`). In
-        // code, tables, fields and markup, where a token-level loop decides, repeated lines
-        // only warn, but for a counter ladder, which halts once it covers `LADDER_LINES`:
-        // people write out short ones (unrolled tables, macro arms, release links), models
-        // run theirs to the token limit. Numbers that vary otherwise are a table of values or
-        // a list of links.
-        // A one-line ladder whose counter sits in a name (`KEY_F7`, `handler12`) names
-        // something new on each line, as tables of constants do: it warns and halts only once
-        // the text says nothing new, or past `NAMED_LADDER_COPIES`. A block of several lines
-        // written out again and again with only a counter changed is not how people write
-        // code, where a loop statement does it; markup has none, and its ladders wait for
-        // `MARKUP_LADDER_COPIES` (warning half way).
+        // lines repeated halt (`29. Remove the tire…`), their numbers the same or not, but for
+        // records: lines that each carry their own key (a date, an issue number, a version)
+        // are a change log's entries, however alike their words, and halt only past
+        // `RECORD_FACTOR` times as many copies. In code, tables, fields and markup, where a
+        // token-level loop decides, repeated lines only warn, but for a counter ladder, which
+        // halts once it covers `LADDER_LINES` (and, a block of several lines, from
+        // `BLOCK_LADDER_COPIES` copies): people write out short ones (unrolled tables, macro
+        // arms, release links), models run theirs to the token limit. Numbers that vary
+        // otherwise are a table of values or a list of links.
+        // A ladder that names something new as it goes is a table: a one-line ladder whose
+        // counter sits in a name (`KEY_F7`, `handler12`) until the text says nothing new, a
+        // ladder whose copies hold lines of several shapes (a device's registers for each
+        // channel) while it names new things densely; both at most `NAMED_LADDER_COPIES`.
+        // Markup has no loop statement, and its ladders wait for `MARKUP_LADDER_COPIES`
+        // (warning half way).
         let copies = f.span / f.period.max(1);
         let names_new = copies <= NAMED_LADDER_COPIES
             && if text.lines_block {
@@ -342,16 +357,16 @@ impl StreamGuard {
             && text.lines_numbers == Numbers::Same
             && f.span >= CODE_LINE_COPIES
             && !self.last_line_is_data();
-        // Lines that each carry their own key (a date, an issue number, a version) are a list
-        // of records, a changelog's entries, however alike their words: they warn, never halt.
-        let records = text.lines_numbers == Numbers::Records;
+        let line_halt_copies = self.config.inner.settings.line_halt_copies;
+        let records = text.lines_numbers == Numbers::Records
+            && copies < RECORD_FACTOR.saturating_mul(line_halt_copies);
         let halt = (!text.lines_structured && !records) || ladder || unrolled_past;
         let mut action = f.level;
         if action == Action::Halt && !halt {
             action = Action::Warn;
         }
         // `line_halt_copies = 0` turns line halts off, ladders included.
-        let lines_halt = self.config.inner.settings.line_halt_copies > 0;
+        let lines_halt = line_halt_copies > 0;
         if action == Action::Warn && lines_halt && ladder {
             action = Action::Halt;
         }
@@ -365,7 +380,7 @@ impl StreamGuard {
                         && !names_new
                         && (!markup || copies > MARKUP_LADDER_COPIES / 2)
                 }
-                Numbers::Same => copies >= self.config.inner.settings.line_halt_copies,
+                Numbers::Same => copies >= line_halt_copies,
                 Numbers::Varied | Numbers::Records | Numbers::Unknown => false,
             };
             if !evidence {

@@ -240,33 +240,27 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
 
 /// The text is a rule drawn with a pattern of rule punctuation and single letters
 /// (`=x=x=x=`, `-o-o-o-`, `*v*v*`): a decoration, not words. Every letter stands alone between
-/// drawing characters (so at most one byte in two is a letter), and there is no digit, no
-/// white space and no other punctuation (`a,a,a,` is a list); a line end may close it. Only
-/// patterns with a letter: rules of punctuation alone are [`is_rule_text`]'s or
-/// [`is_drawing`]'s.
+/// rule characters (`=-~*_+#.:^`), and there is no digit, no white space and no other byte:
+/// not a list (`a,a,a,`), a tag (`<p></p>`), an escape (`\r\n`) or a path (`a/b/`). A line end
+/// may close it. Only patterns with a letter: rules of punctuation alone are
+/// [`is_rule_text`]'s or [`is_drawing`]'s.
 pub(crate) fn is_drawn_pattern(parts: [&[u8]; 2]) -> bool {
-    let (mut letters, mut bytes, mut after_letter, mut ended) = (0, 0, false, false);
-    for &c in parts[0].iter().chain(parts[1]) {
-        // The line may have ended with the newest token: nothing comes after its end.
-        if ended || (c == b'\n' || c == b'\r') {
-            if c != b'\n' && c != b'\r' {
-                return false;
-            }
-            ended = true;
-            continue;
-        }
+    let bytes = || parts[0].iter().chain(parts[1]).copied();
+    // The line may have ended with the newest token: nothing but its end comes after it.
+    let len = bytes().position(|c| c == b'\n' || c == b'\r');
+    if len.is_some_and(|n| bytes().skip(n).any(|c| c != b'\n' && c != b'\r')) {
+        return false;
+    }
+    let (mut letters, mut after_letter) = (0, false);
+    for c in bytes().take(len.unwrap_or(usize::MAX)) {
         let letter = c.is_ascii_alphabetic();
-        if letter && after_letter {
-            return false;
-        }
-        if !letter && !b"=-~*_+#<>|/\\:.^".contains(&c) {
+        if (letter && after_letter) || (!letter && !b"=-~*_+#.:^".contains(&c)) {
             return false;
         }
         letters += letter as usize;
-        bytes += 1;
         after_letter = letter;
     }
-    bytes >= 2 && letters > 0 && 2 * letters <= bytes + 1
+    letters > 0
 }
 
 /// The text is one horizontal rule: rule characters and spaces on one line (see [`is_rule`]);
@@ -330,6 +324,10 @@ mod tests {
             "======",
             "x=yx=yx=y",
             "=a=\n=b=",
+            "<p></p><p>",
+            "\\r\\n\\t\\r",
+            "a/b/c/",
+            "|a|a|",
         ] {
             assert!(!drawn(no), "{no:?}");
         }

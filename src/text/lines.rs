@@ -79,6 +79,11 @@ impl TextState {
         // Per copy, the numbers (bit i for number i) that are parts of a version or an
         // address: two dots or more (`2.8.23`, `10.0.0.1`).
         let mut versions = [0u8; NUMBER_COPIES];
+        // Per copy, the numbers (bit i for number i) that open a line, and those that belong
+        // to a line's first group: numbers joined by one `.`, `-`, `:` or `/` (`2012-06-01`,
+        // `433469`): where a line keeps its key if it has one.
+        let mut key_starts = [0u8; NUMBER_COPIES];
+        let mut keys = [0u8; NUMBER_COPIES];
         let mut held = 0;
         for k in 0..wanted {
             let kk = k as u64;
@@ -99,10 +104,19 @@ impl TextState {
             // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the
             // last byte was a dot right after digits.
             let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
+            // Whether the line has had a number yet, whether its first group is still being
+            // read, and whether the last byte joined the number before it to the next.
+            let (mut line_numbers, mut key_open, mut joined) = (false, true, false);
             for at in from..to {
                 let b = self.ring[at as usize % TEXT_RING];
                 if b.is_ascii_digit() {
                     if !in_digits {
+                        key_open &= !line_numbers || joined;
+                        if *count < MAX && key_open {
+                            keys[k] |= 1 << *count;
+                            key_starts[k] |= (!line_numbers as u8) << *count;
+                        }
+                        line_numbers = true;
                         if after_dot {
                             dots += 1;
                         } else {
@@ -117,6 +131,10 @@ impl TextState {
                     after_dot = false;
                 } else {
                     after_dot = in_digits && b == b'.';
+                    joined = in_digits && matches!(b, b'.' | b'-' | b':' | b'/');
+                    if b == b'\n' {
+                        (line_numbers, key_open) = (false, true);
+                    }
                     if in_digits {
                         if *count < MAX {
                             nums[*count] = value;
@@ -150,14 +168,28 @@ impl TextState {
         let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
         let same_step =
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
-        // A number that is new in every recent copy and does not count (its steps differ, or
-        // it is a version): each copy's own key, a date, an issue number, a release.
+        let is_version = |i: usize| versions[0] & (1 << i) != 0;
+        let counter =
+            |i: usize| step(0, i) != 0 && (1..recent - 1).all(|k| step(k, i) == step(0, i));
+        // Each copy's own key: the first group of one of its lines rising or falling from
+        // copy to copy, but not by counting (a date, an issue number: a change log's entries
+        // are sorted by them), or a version that changes in every copy. Random values
+        // (`Order #51234`) are not sorted; a counter first on its line (`7. The answer is
+        // 42`) counts.
         let keyed = || {
-            (0..n).any(|i| {
-                let new_each = (1..recent).all(|k| (0..k).all(|j| copies[j][i] != copies[k][i]));
-                let counts = (1..recent - 1).all(|k| step(k, i) == step(0, i));
-                new_each && (!counts || versions[0] & (1 << i) != 0)
-            })
+            let same_keys =
+                (1..recent).all(|k| keys[k] == keys[0] && key_starts[k] == key_starts[0]);
+            let sorted_group = |start: usize| {
+                let end = (start + 1..n)
+                    .find(|&i| keys[0] & (1 << i) == 0 || key_starts[0] & (1 << i) != 0)
+                    .unwrap_or(n);
+                let order = |k: usize| copies[k][start..end].cmp(&copies[k + 1][start..end]);
+                order(0) != std::cmp::Ordering::Equal
+                    && (1..recent - 1).all(|k| order(k) == order(0))
+                    && !(start..end).any(counter)
+            };
+            (same_keys && (0..n).any(|i| key_starts[0] & (1 << i) != 0 && sorted_group(i)))
+                || (0..n).any(|i| is_version(i) && (0..recent - 1).all(|k| step(k, i) != 0))
         };
         if !same_step(recent) {
             if keyed() {
@@ -167,7 +199,7 @@ impl TextState {
             }
         } else if (0..n).all(|i| step(0, i) == 0) {
             Numbers::Same
-        } else if (0..n).any(|i| step(0, i) != 0 && versions[0] & (1 << i) != 0) {
+        } else if (0..n).any(|i| step(0, i) != 0 && is_version(i)) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
             Numbers::Records
