@@ -164,8 +164,8 @@ impl StreamGuard {
                             Action::Continue
                         };
                         kind = LoopKind::CharRun;
-                    } else if is_drawn_pattern([a, b])
-                        && onset_byte.is_some_and(|o| self.text.bytes - o < CODE_LINE)
+                    } else if onset_byte.is_some_and(|o| self.text.bytes - o < CODE_LINE)
+                        && is_drawn_pattern([a, b])
                     {
                         // A rule drawn with a pattern (`=x=x=x=`): a decoration as long as a
                         // line; longer, it is judged as any loop.

@@ -245,16 +245,16 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
 /// may close it. Only patterns with a letter: rules of punctuation alone are
 /// [`is_rule_text`]'s or [`is_drawing`]'s.
 pub(crate) fn is_drawn_pattern(parts: [&[u8]; 2]) -> bool {
-    let bytes = || parts[0].iter().chain(parts[1]).copied();
-    // The line may have ended with the newest token: nothing but its end comes after it.
-    let len = bytes().position(|c| c == b'\n' || c == b'\r');
-    if len.is_some_and(|n| bytes().skip(n).any(|c| c != b'\n' && c != b'\r')) {
-        return false;
-    }
-    let (mut letters, mut after_letter) = (0, false);
-    for c in bytes().take(len.unwrap_or(usize::MAX)) {
+    // One pass, which most text leaves at its second byte (two letters in a row).
+    let (mut letters, mut after_letter, mut ended) = (0, false, false);
+    for &c in parts[0].iter().chain(parts[1]) {
+        // The line may have ended with the newest token: nothing but its end comes after it.
+        if c == b'\n' || c == b'\r' {
+            ended = true;
+            continue;
+        }
         let letter = c.is_ascii_alphabetic();
-        if (letter && after_letter) || (!letter && !b"=-~*_+#.:^".contains(&c)) {
+        if ended || (letter && after_letter) || (!letter && !b"=-~*_+#.:^".contains(&c)) {
             return false;
         }
         letters += letter as usize;

@@ -15,6 +15,25 @@ use crate::verdict::{Action, LoopKind};
 /// are a loop, and so are four grown three times in a row by one suffix (`is_empty`,
 /// `is_empty_value`, `…_value_value`, `…_value_value_value`: a chain can start late, at a
 /// name of `NAME_MIN` bytes, and people add a new suffix each time).
+/// Numbers read from one copy of a repeated block: at most this many.
+const COPY_NUMBERS: usize = 8;
+
+/// The numbers of one copy of a repeated block, in order (see `TextState::numbers`).
+#[derive(Clone, Copy, Default)]
+struct CopyNumbers {
+    values: [u64; COPY_NUMBERS],
+    /// Numbers in the copy (all of them, though only the first `COPY_NUMBERS` are held).
+    count: usize,
+    /// The numbers (bit i for number i) that are parts of a version or an address: two dots
+    /// or more (`2.8.23`, `10.0.0.1`).
+    versions: u8,
+    /// The numbers that belong to a line's first group, numbers joined by one `.`, `-`, `:`
+    /// or `/` (`2012-06-01`, `433469`), where a line keeps its key if it has one; and those
+    /// that open a line.
+    keys: u8,
+    key_starts: u8,
+}
+
 const GROWTH_WARN: u32 = 3;
 const GROWTH_SAME_WARN: u32 = 2;
 const GROWTH_HALT: u32 = 4;
@@ -66,7 +85,6 @@ impl TextState {
     /// copies must agree for a ladder. Reads the held bytes: a pass over the copies, once per
     /// line finding.
     pub(super) fn numbers(&self, period: u32, copies_found: u32, end: u64) -> Numbers {
-        const MAX: usize = 8;
         let now = self.lines.pos();
         let p = period as u64;
         let wanted = (copies_found as usize).clamp(3, NUMBER_COPIES);
@@ -74,18 +92,9 @@ impl TextState {
             return Numbers::Unknown;
         }
         // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp.
-        let mut copies = [[0u64; MAX]; NUMBER_COPIES];
-        let mut counts = [0usize; NUMBER_COPIES];
-        // Per copy, the numbers (bit i for number i) that are parts of a version or an
-        // address: two dots or more (`2.8.23`, `10.0.0.1`).
-        let mut versions = [0u8; NUMBER_COPIES];
-        // Per copy, the numbers (bit i for number i) that open a line, and those that belong
-        // to a line's first group: numbers joined by one `.`, `-`, `:` or `/` (`2012-06-01`,
-        // `433469`): where a line keeps its key if it has one.
-        let mut key_starts = [0u8; NUMBER_COPIES];
-        let mut keys = [0u8; NUMBER_COPIES];
+        let mut read = [CopyNumbers::default(); NUMBER_COPIES];
         let mut held = 0;
-        for k in 0..wanted {
+        for (k, copy) in read.iter_mut().enumerate().take(wanted) {
             let kk = k as u64;
             let from = self.line_byte_before(now - (kk + 1) * p, end);
             let to = if k == 0 {
@@ -99,76 +108,27 @@ impl TextState {
             if to < from || end - from > TEXT_RING as u64 {
                 break;
             }
-            let (nums, count) = (&mut copies[k], &mut counts[k]);
-            let (mut value, mut in_digits) = (0u64, false);
-            // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the
-            // last byte was a dot right after digits.
-            let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
-            // Whether the line has had a number yet, whether its first group is still being
-            // read, and whether the last byte joined the number before it to the next.
-            let (mut line_numbers, mut key_open, mut joined) = (false, true, false);
-            for at in from..to {
-                let b = self.ring[at as usize % TEXT_RING];
-                if b.is_ascii_digit() {
-                    if !in_digits {
-                        key_open &= !line_numbers || joined;
-                        if *count < MAX && key_open {
-                            keys[k] |= 1 << *count;
-                            key_starts[k] |= (!line_numbers as u8) << *count;
-                        }
-                        line_numbers = true;
-                        if after_dot {
-                            dots += 1;
-                        } else {
-                            if dots >= 2 {
-                                versions[k] |= group;
-                            }
-                            (group, dots) = (0, 0);
-                        }
-                    }
-                    value = value.saturating_mul(10).saturating_add((b - b'0') as u64);
-                    in_digits = true;
-                    after_dot = false;
-                } else {
-                    after_dot = in_digits && b == b'.';
-                    joined = in_digits && matches!(b, b'.' | b'-' | b':' | b'/');
-                    if b == b'\n' {
-                        (line_numbers, key_open) = (false, true);
-                    }
-                    if in_digits {
-                        if *count < MAX {
-                            nums[*count] = value;
-                            group |= 1 << *count;
-                        }
-                        *count += 1;
-                        (value, in_digits) = (0, false);
-                    }
-                }
-            }
-            if in_digits {
-                if *count < MAX {
-                    nums[*count] = value;
-                    group |= 1 << *count;
-                }
-                *count += 1;
-            }
-            if dots >= 2 {
-                versions[k] |= group;
-            }
+            // Keys are looked for among the newest copies only (see `keyed` below).
+            *copy = if k < SAME_COPIES {
+                self.copy_numbers::<true>(from, to)
+            } else {
+                self.copy_numbers::<false>(from, to)
+            };
             held += 1;
         }
         if held < 3 {
             return Numbers::Unknown;
         }
         let recent = held.min(SAME_COPIES);
-        if counts[..recent].iter().any(|&c| c != counts[0]) {
+        let (newest, read) = (&read[0], &read[..held]);
+        if read[..recent].iter().any(|c| c.count != newest.count) {
             return Numbers::Varied;
         }
-        let n = counts[0].min(MAX);
-        let step = |k: usize, i: usize| copies[k][i] as i128 - copies[k + 1][i] as i128;
+        let n = newest.count.min(COPY_NUMBERS);
+        let step = |k: usize, i: usize| read[k].values[i] as i128 - read[k + 1].values[i] as i128;
         let same_step =
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
-        let is_version = |i: usize| versions[0] & (1 << i) != 0;
+        let is_version = |i: usize| newest.versions & (1 << i) != 0;
         let counter =
             |i: usize| step(0, i) != 0 && (1..recent - 1).all(|k| step(k, i) == step(0, i));
         // Each copy's own key: the first group of one of its lines rising or falling from
@@ -177,18 +137,20 @@ impl TextState {
         // (`Order #51234`) are not sorted; a counter first on its line (`7. The answer is
         // 42`) counts.
         let keyed = || {
-            let same_keys =
-                (1..recent).all(|k| keys[k] == keys[0] && key_starts[k] == key_starts[0]);
+            let same_keys = read[1..recent]
+                .iter()
+                .all(|c| c.keys == newest.keys && c.key_starts == newest.key_starts);
             let sorted_group = |start: usize| {
                 let end = (start + 1..n)
-                    .find(|&i| keys[0] & (1 << i) == 0 || key_starts[0] & (1 << i) != 0)
+                    .find(|&i| newest.keys & (1 << i) == 0 || newest.key_starts & (1 << i) != 0)
                     .unwrap_or(n);
-                let order = |k: usize| copies[k][start..end].cmp(&copies[k + 1][start..end]);
+                let order =
+                    |k: usize| read[k].values[start..end].cmp(&read[k + 1].values[start..end]);
                 order(0) != std::cmp::Ordering::Equal
                     && (1..recent - 1).all(|k| order(k) == order(0))
                     && !(start..end).any(counter)
             };
-            (same_keys && (0..n).any(|i| key_starts[0] & (1 << i) != 0 && sorted_group(i)))
+            (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
                 || (0..n).any(|i| is_version(i) && (0..recent - 1).all(|k| step(k, i) != 0))
         };
         if !same_step(recent) {
@@ -203,11 +165,76 @@ impl TextState {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
             Numbers::Records
-        } else if counts[..held].iter().any(|&c| c != counts[0]) || !same_step(held) {
+        } else if read.iter().any(|c| c.count != newest.count) || !same_step(held) {
             Numbers::Varied
         } else {
             Numbers::Ladder
         }
+    }
+
+    /// The numbers of the held bytes `from..to` (one copy of a repeated block), and with `KEYS`
+    /// where its lines keep their keys.
+    fn copy_numbers<const KEYS: bool>(&self, from: u64, to: u64) -> CopyNumbers {
+        let mut c = CopyNumbers::default();
+        let (mut value, mut in_digits) = (0u64, false);
+        // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the last
+        // byte was a dot right after digits.
+        let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
+        // Whether the line has had a number yet, whether its first group is still being read,
+        // and whether the last byte joined the number before it to the next.
+        let (mut line_numbers, mut key_open, mut joined) = (false, true, false);
+        let push = |c: &mut CopyNumbers, value: u64, group: &mut u8| {
+            if c.count < COPY_NUMBERS {
+                c.values[c.count] = value;
+                *group |= 1 << c.count;
+            }
+            c.count += 1;
+        };
+        for at in from..to {
+            let b = self.ring[at as usize % TEXT_RING];
+            if b.is_ascii_digit() {
+                if !in_digits {
+                    if KEYS {
+                        key_open &= !line_numbers || joined;
+                        if c.count < COPY_NUMBERS && key_open {
+                            c.keys |= 1 << c.count;
+                            c.key_starts |= (!line_numbers as u8) << c.count;
+                        }
+                        line_numbers = true;
+                    }
+                    if after_dot {
+                        dots += 1;
+                    } else {
+                        if dots >= 2 {
+                            c.versions |= group;
+                        }
+                        (group, dots) = (0, 0);
+                    }
+                }
+                value = value.saturating_mul(10).saturating_add((b - b'0') as u64);
+                in_digits = true;
+                after_dot = false;
+            } else {
+                after_dot = in_digits && b == b'.';
+                if KEYS {
+                    joined = in_digits && matches!(b, b'.' | b'-' | b':' | b'/');
+                    if b == b'\n' {
+                        (line_numbers, key_open) = (false, true);
+                    }
+                }
+                if in_digits {
+                    push(&mut c, value, &mut group);
+                    (value, in_digits) = (0, false);
+                }
+            }
+        }
+        if in_digits {
+            push(&mut c, value, &mut group);
+        }
+        if dots >= 2 {
+            c.versions |= group;
+        }
+        c
     }
 
     /// The newest copy of the repeated block of `period` lines holds at least two lines of
