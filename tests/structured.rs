@@ -1162,6 +1162,17 @@ fn records_with_their_own_key_are_not_a_loop() {
         (1..=24)
             .map(|k| format!("The square of {k} is {}.\n", k * k))
             .collect(),
+        random
+            .iter()
+            .map(|r| {
+                format!(
+                    "Upgrade to version {}.{}.{} first.\n",
+                    r % 7,
+                    r % 13,
+                    r % 100
+                )
+            })
+            .collect(),
     ];
     for text in &loops {
         for (way, h) in halts(&StreamSettings::default(), text).iter().enumerate() {

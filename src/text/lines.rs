@@ -133,7 +133,7 @@ impl TextState {
             |i: usize| step(0, i) != 0 && (1..recent - 1).all(|k| step(k, i) == step(0, i));
         // Each copy's own key: the first group of one of its lines rising or falling from
         // copy to copy, but not by counting (a date, an issue number: a change log's entries
-        // are sorted by them), or a version that changes in every copy. Random values
+        // are sorted by them), or a version rising or falling in every copy. Random values
         // (`Order #51234`) are not sorted; a counter first on its line (`7. The answer is
         // 42`) counts.
         let keyed = || {
@@ -151,7 +151,11 @@ impl TextState {
                     && !(start..end).any(counter)
             };
             (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
-                || (0..n).any(|i| is_version(i) && (0..recent - 1).all(|k| step(k, i) != 0))
+                || (0..n).any(|i| {
+                    is_version(i)
+                        && ((0..recent - 1).all(|k| step(k, i) > 0)
+                            || (0..recent - 1).all(|k| step(k, i) < 0))
+                })
         };
         if !same_step(recent) {
             if keyed() {
