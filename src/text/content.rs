@@ -298,12 +298,15 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
 mod tests {
     use super::*;
 
+    /// `s` as the two parts of a ring, cut at byte `at`.
+    fn cut(s: &str, at: usize) -> [&[u8]; 2] {
+        let (a, b) = s.as_bytes().split_at(at);
+        [a, b]
+    }
+
     #[test]
     fn patterns_of_rule_punctuation_and_single_letters_are_drawn() {
-        let drawn = |s: &str| {
-            let (a, b) = s.split_at(s.len() / 2);
-            is_drawn_pattern([a.as_bytes(), b.as_bytes()])
-        };
+        let drawn = |s: &str| is_drawn_pattern(cut(s, s.len() / 2));
         for yes in [
             "=x=x=x=",
             "x=x=x=x",
@@ -335,10 +338,7 @@ mod tests {
 
     #[test]
     fn escaped_fills_are_one_escape_again_and_again() {
-        let fill = |s: &str| {
-            let (a, b) = s.split_at(s.len() / 2);
-            is_escaped_fill([a.as_bytes(), b.as_bytes()])
-        };
+        let fill = |s: &str| is_escaped_fill(cut(s, s.len() / 2));
         for yes in [
             r"\x00\x00",
             r"\x00\",
@@ -367,10 +367,7 @@ mod tests {
 
     #[test]
     fn list_fills_are_one_number_again_and_again() {
-        let fill = |s: &str| {
-            let (a, b) = s.split_at(s.len() / 3);
-            is_list_fill([a.as_bytes(), b.as_bytes()])
-        };
+        let fill = |s: &str| is_list_fill(cut(s, s.len() / 3));
         for yes in [
             "0x00, 0x00, 0x00, ",
             "x00, 0x00, 0x00, 0x",

@@ -15,25 +15,6 @@ use crate::verdict::{Action, LoopKind};
 /// are a loop, and so are four grown three times in a row by one suffix (`is_empty`,
 /// `is_empty_value`, `…_value_value`, `…_value_value_value`: a chain can start late, at a
 /// name of `NAME_MIN` bytes, and people add a new suffix each time).
-/// Numbers read from one copy of a repeated block: at most this many.
-const COPY_NUMBERS: usize = 8;
-
-/// The numbers of one copy of a repeated block, in order (see `TextState::numbers`).
-#[derive(Clone, Copy, Default)]
-struct CopyNumbers {
-    values: [u64; COPY_NUMBERS],
-    /// Numbers in the copy (all of them, though only the first `COPY_NUMBERS` are held).
-    count: usize,
-    /// The numbers (bit i for number i) that are parts of a version or an address: two dots
-    /// or more (`2.8.23`, `10.0.0.1`).
-    versions: u8,
-    /// The numbers that belong to a line's first group, numbers joined by one `.`, `-`, `:`
-    /// or `/` (`2012-06-01`, `433469`), where a line keeps its key if it has one; and those
-    /// that open a line.
-    keys: u8,
-    key_starts: u8,
-}
-
 const GROWTH_WARN: u32 = 3;
 const GROWTH_SAME_WARN: u32 = 2;
 const GROWTH_HALT: u32 = 4;
@@ -54,6 +35,25 @@ const COUNT_HALT: u32 = 24;
 /// again) are lines written again from where they settled.
 const SAME_COPIES: usize = 6;
 const NUMBER_COPIES: usize = 32;
+
+/// Numbers read from one copy of a repeated block: at most this many.
+const COPY_NUMBERS: usize = 8;
+
+/// The numbers of one copy of a repeated block, in order (see `TextState::numbers`).
+#[derive(Clone, Copy, Default)]
+struct CopyNumbers {
+    values: [u64; COPY_NUMBERS],
+    /// Numbers in the copy (all of them, though only the first `COPY_NUMBERS` are held).
+    count: usize,
+    /// The numbers (bit i for number i) that are parts of a version or an address: two dots
+    /// or more (`2.8.23`, `10.0.0.1`).
+    versions: u8,
+    /// The numbers that belong to a line's first group, numbers joined by one `.`, `-`, `:`
+    /// or `/` (`2012-06-01`, `433469`), where a line keeps its key if it has one; and those
+    /// that open a line.
+    keys: u8,
+    key_starts: u8,
+}
 
 impl TextState {
     /// A run of siblings as evidence: a warning at `template_warn` copies, a halt once the
@@ -125,47 +125,18 @@ impl TextState {
             return Numbers::Varied;
         }
         let n = newest.count.min(COPY_NUMBERS);
-        let step = |k: usize, i: usize| read[k].values[i] as i128 - read[k + 1].values[i] as i128;
+        let step = |k: usize, i: usize| step(read, k, i);
         let same_step =
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
-        let is_version = |i: usize| newest.versions & (1 << i) != 0;
-        let counter =
-            |i: usize| step(0, i) != 0 && (1..recent - 1).all(|k| step(k, i) == step(0, i));
-        // Each copy's own key: the first group of one of its lines rising or falling from
-        // copy to copy, but not by counting (a date, an issue number: a change log's entries
-        // are sorted by them), or a version rising or falling in every copy. Random values
-        // (`Order #51234`) are not sorted; a counter first on its line (`7. The answer is
-        // 42`) counts.
-        let keyed = || {
-            let same_keys = read[1..recent]
-                .iter()
-                .all(|c| c.keys == newest.keys && c.key_starts == newest.key_starts);
-            let sorted_group = |start: usize| {
-                let end = (start + 1..n)
-                    .find(|&i| newest.keys & (1 << i) == 0 || newest.key_starts & (1 << i) != 0)
-                    .unwrap_or(n);
-                let order =
-                    |k: usize| read[k].values[start..end].cmp(&read[k + 1].values[start..end]);
-                order(0) != std::cmp::Ordering::Equal
-                    && (1..recent - 1).all(|k| order(k) == order(0))
-                    && !(start..end).any(counter)
-            };
-            (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
-                || (0..n).any(|i| {
-                    is_version(i)
-                        && ((0..recent - 1).all(|k| step(k, i) > 0)
-                            || (0..recent - 1).all(|k| step(k, i) < 0))
-                })
-        };
         if !same_step(recent) {
-            if keyed() {
+            if keyed(&read[..recent]) {
                 Numbers::Records
             } else {
                 Numbers::Varied
             }
         } else if (0..n).all(|i| step(0, i) == 0) {
             Numbers::Same
-        } else if (0..n).any(|i| step(0, i) != 0 && is_version(i)) {
+        } else if (0..n).any(|i| step(0, i) != 0 && newest.is_version(i)) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
             Numbers::Records
@@ -346,4 +317,50 @@ impl TextState {
             confidence: 1.0 - 0.5f32.powi((c.rungs / 4) as i32),
         }
     }
+}
+
+impl CopyNumbers {
+    /// Number `i` is part of a version or an address.
+    fn is_version(&self, i: usize) -> bool {
+        self.versions & (1 << i) != 0
+    }
+}
+
+/// How number `i` stepped from copy `k + 1` to copy `k` (0 the newest).
+fn step(copies: &[CopyNumbers], k: usize, i: usize) -> i128 {
+    copies[k].values[i] as i128 - copies[k + 1].values[i] as i128
+}
+
+/// Whether each of `copies` (the newest first, at least three, numbers alike in count) has
+/// its own key: the first group of one of its lines rising or falling from copy to copy, but
+/// not by counting (a date, an issue number: a change log's entries are sorted by them), or a
+/// version rising or falling in every copy. Random values (`Order #51234`) are not sorted; a
+/// counter first on its line (`7. The answer is 42`) counts.
+fn keyed(copies: &[CopyNumbers]) -> bool {
+    let (newest, steps) = (&copies[0], 0..copies.len() - 1);
+    let n = newest.count.min(COPY_NUMBERS);
+    let counter = |i: usize| {
+        step(copies, 0, i) != 0
+            && steps
+                .clone()
+                .all(|k| step(copies, k, i) == step(copies, 0, i))
+    };
+    let monotone = |i: usize| {
+        steps.clone().all(|k| step(copies, k, i) > 0)
+            || steps.clone().all(|k| step(copies, k, i) < 0)
+    };
+    let sorted_group = |start: usize| {
+        let end = (start + 1..n)
+            .find(|&i| newest.keys & (1 << i) == 0 || newest.key_starts & (1 << i) != 0)
+            .unwrap_or(n);
+        let order = |k: usize| copies[k].values[start..end].cmp(&copies[k + 1].values[start..end]);
+        order(0) != std::cmp::Ordering::Equal
+            && steps.clone().all(|k| order(k) == order(0))
+            && !(start..end).any(counter)
+    };
+    let same_keys = copies
+        .iter()
+        .all(|c| c.keys == newest.keys && c.key_starts == newest.key_starts);
+    (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
+        || (0..n).any(|i| newest.is_version(i) && monotone(i))
 }
