@@ -781,6 +781,41 @@ fn edits_that_leave_the_failure_as_it_was_are_not_progress() {
     }
 }
 
+/// An agent that switches an import back and forth, rerunning its test after each edit,
+/// turns one failure into the other and back: failing in only two ways, edit after edit, is
+/// going in circles (the fourth failure warns, as alternating errors do). A third way of
+/// failing is something learnt.
+#[test]
+fn edits_that_turn_one_failure_into_another_and_back_are_not_progress() {
+    let run = r#"{"command":"python test_parser.py"}"#;
+    let failure = |module: &str| {
+        format!(
+            "Traceback (most recent call last):\n  File \"/repo/test_parser.py\", line 5, in \
+             <module>\nModuleNotFoundError: No module named '{module}'"
+        )
+    };
+    let (a, b) = (failure("src.main.java.Parser"), failure("com"));
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, out) in [&a, &b, &b, &a, &b].into_iter().enumerate() {
+        let edit = format!(r#"{{"command":"sed -i '5s/.*/import p{i}/' test_parser.py"}}"#);
+        assert_eq!(step(&mut g, "bash", &edit, "", None), [Action::Continue; 2]);
+        let tb = Some("Traceback (most recent call last):");
+        actions.push(step(&mut g, "bash", run, out, tb)[1]);
+    }
+    assert_eq!(actions[..3], [Action::Continue; 3]);
+    assert_eq!(actions[3], Action::Warn, "A, B, B, A: {actions:?}");
+    // A new failure each time but for one that comes back: not a circle.
+    let mut g = guard();
+    let outs = [failure("a"), failure("b"), failure("c"), failure("b"), failure("d")];
+    for (i, out) in outs.iter().enumerate() {
+        let edit = format!(r#"{{"command":"sed -i '5s/.*/import p{i}/' test_parser.py"}}"#);
+        step(&mut g, "bash", &edit, "", None);
+        let tb = Some("Traceback (most recent call last):");
+        assert_eq!(step(&mut g, "bash", run, out, tb), [Action::Continue; 2], "run {i}");
+    }
+}
+
 /// An agent that meets the same failure and walks again the steps it took after it last
 /// time (find, open, search, edit, run …) is going round a long loop; one that goes back to a
 /// file it read, past a mistake it had already put right, is navigating.

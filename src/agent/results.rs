@@ -129,15 +129,20 @@ impl AgentGuard {
         let mut errors = self.failures_since_success(s, me);
         errors.reverse();
         let fp = |j: usize| self.calls[errors[j]].error;
-        if errors.len() < 2 || fp(0) == fp(1) {
-            return;
+        let mut n = 0;
+        if errors.len() >= 2 && fp(0) != fp(1) {
+            n = 2;
+            while n < errors.len() && fp(n) == fp(n - 2) {
+                n += 1;
+            }
         }
-        let mut n = 2;
-        while n < errors.len() && fp(n) == fp(n - 2) {
-            n += 1;
-        }
+        let circling = self.circling(s, me);
+        let calls = if circling.len() > n {
+            circling
+        } else {
+            errors[..n].iter().rev().copied().collect()
+        };
         let t = s.whack_a_mole;
-        let calls = errors[..n].iter().rev().copied().collect();
         if let Some(f) = Finding::of_calls(
             AgentLoopKind::WhackAMole,
             Reason::RepeatedFailure,
@@ -146,6 +151,40 @@ impl AgentGuard {
             calls,
         ) {
             found.push(Finding { period: 2, ..f });
+        }
+    }
+
+    /// The failures of call `me`'s command (its line and directory) since it last succeeded,
+    /// within the error window and across writes, oldest first, when they fail in exactly two
+    /// ways: an edit that turns one failure into the other and back has fixed nothing, as an
+    /// edit that leaves one failure as it was has not (see [`Self::errors_like`]). Empty
+    /// otherwise.
+    fn circling(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let memo = self.calls[me].memo;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let mut calls = Vec::new();
+        for i in (lo..=me).rev() {
+            let c = &self.calls[i];
+            if c.memo != memo || !c.answered {
+                continue;
+            }
+            if c.error.is_none() {
+                break;
+            }
+            calls.push(i);
+        }
+        calls.reverse();
+        let ways = |i: usize| self.calls[i].placeless;
+        let first = calls.first().map(|&i| ways(i));
+        let other = calls.iter().map(|&i| ways(i)).find(|&w| Some(w) != first);
+        let two = other.is_some()
+            && calls
+                .iter()
+                .all(|&i| Some(ways(i)) == first || Some(ways(i)) == other);
+        if two {
+            calls
+        } else {
+            Vec::new()
         }
     }
 
