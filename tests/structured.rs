@@ -1080,6 +1080,45 @@ fn a_table_of_named_blocks_is_not_a_ladder_and_a_renamed_block_is() {
     }
 }
 
+/// A ladder's numbers all step alike, copy after copy: all of them, however many a copy
+/// holds. Two rounds of a hash unrolled in assembly load the next words (numbers that count)
+/// and then name the eight working registers rotated by two (numbers that wrap around past
+/// the tenth of the block): not a ladder, however far it is unrolled. The same block with
+/// its registers fixed is a model writing the block again with a counter, and halts.
+#[test]
+fn a_block_whose_later_numbers_rotate_is_not_a_ladder() {
+    let block = |k: usize, rotate: bool| {
+        let r = |i: usize| if rotate { (i + 8 - (2 * k) % 8) % 8 } else { i };
+        let regs = |first: usize, w: usize| {
+            let v: Vec<String> = (0..8).map(|i| format!("v{}", r(first + i))).collect();
+            format!("\tROUND0({}, v{w})\n", v.join(", "))
+        };
+        format!(
+            "\tlxvd2x\tvs{}, 0(inp)\t# words {} and {} of the block\n\taddi\tinp, inp, 16\n\
+             \tvsldoi\tv{}, v{}, v{}, 8\n{}\tvpermle\tv{}, v{}, mask\n{}",
+            32 + 2 * k,
+            2 * k,
+            2 * k + 1,
+            17 + 2 * k,
+            16 + 2 * k,
+            16 + 2 * k,
+            regs(0, 16 + 2 * k),
+            18 + 2 * k,
+            18 + 2 * k,
+            regs(7, 17 + 2 * k),
+        )
+    };
+    let rounds = |rotate: bool| {
+        let body: String = (0..12).map(|k| block(k, rotate)).collect();
+        format!("sha512_block:\n{body}\tblr\n")
+    };
+    for s in presets() {
+        let [a, b] = halts(&s, &rounds(true));
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{}", rounds(true));
+    }
+    assert_ladder_halts(&StreamSettings::preset(Preset::Balanced), &rounds(false));
+}
+
 /// Entries of a changelog or a bug list carry their own key, a date, an issue number or a
 /// version, however alike their words (`512307  Port to the new scheduler, part 4`): a list
 /// of records, which may warn but never halts as repeated lines. Lines whose numbers vary

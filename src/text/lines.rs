@@ -36,8 +36,11 @@ const COUNT_HALT: u32 = 24;
 const SAME_COPIES: usize = 6;
 const NUMBER_COPIES: usize = 32;
 
-/// Numbers read from one copy of a repeated block: at most this many.
-const COPY_NUMBERS: usize = 8;
+/// Numbers read from one copy of a repeated block: at most this many. A ladder's numbers must
+/// all step alike, and the numbers past the eighth are where unrolled code keeps what
+/// rotates (two rounds of SHA-512 for POWER name the eight working registers, rotated, from
+/// the tenth number of the block on).
+const COPY_NUMBERS: usize = 16;
 
 /// The numbers of one copy of a repeated block, in order (see `TextState::numbers`).
 #[derive(Clone, Copy, Default)]
@@ -47,12 +50,12 @@ struct CopyNumbers {
     count: usize,
     /// The numbers (bit i for number i) that are parts of a version or an address: two dots
     /// or more (`2.8.23`, `10.0.0.1`).
-    versions: u8,
+    versions: u16,
     /// The numbers that belong to a line's first group, numbers joined by one `.`, `-`, `:`
     /// or `/` (`2012-06-01`, `433469`), where a line keeps its key if it has one; and those
     /// that open a line.
-    keys: u8,
-    key_starts: u8,
+    keys: u16,
+    key_starts: u16,
 }
 
 impl TextState {
@@ -154,11 +157,11 @@ impl TextState {
         let (mut value, mut in_digits) = (0u64, false);
         // Numbers joined by dots (`2.8.23`): the group being read, its dots, whether the last
         // byte was a dot right after digits.
-        let (mut group, mut dots, mut after_dot) = (0u8, 0u32, false);
+        let (mut group, mut dots, mut after_dot) = (0u16, 0u32, false);
         // Whether the line has had a number yet, whether its first group is still being read,
         // and whether the last byte joined the number before it to the next.
         let (mut line_numbers, mut key_open, mut joined) = (false, true, false);
-        let push = |c: &mut CopyNumbers, value: u64, group: &mut u8| {
+        let push = |c: &mut CopyNumbers, value: u64, group: &mut u16| {
             if c.count < COPY_NUMBERS {
                 c.values[c.count] = value;
                 *group |= 1 << c.count;
@@ -173,7 +176,7 @@ impl TextState {
                         key_open &= !line_numbers || joined;
                         if c.count < COPY_NUMBERS && key_open {
                             c.keys |= 1 << c.count;
-                            c.key_starts |= (!line_numbers as u8) << c.count;
+                            c.key_starts |= (!line_numbers as u16) << c.count;
                         }
                         line_numbers = true;
                     }
