@@ -807,12 +807,22 @@ fn edits_that_turn_one_failure_into_another_and_back_are_not_progress() {
     assert_eq!(actions[3], Action::Warn, "A, B, B, A: {actions:?}");
     // A new failure each time but for one that comes back: not a circle.
     let mut g = guard();
-    let outs = [failure("a"), failure("b"), failure("c"), failure("b"), failure("d")];
+    let outs = [
+        failure("a"),
+        failure("b"),
+        failure("c"),
+        failure("b"),
+        failure("d"),
+    ];
     for (i, out) in outs.iter().enumerate() {
         let edit = format!(r#"{{"command":"sed -i '5s/.*/import p{i}/' test_parser.py"}}"#);
         step(&mut g, "bash", &edit, "", None);
         let tb = Some("Traceback (most recent call last):");
-        assert_eq!(step(&mut g, "bash", run, out, tb), [Action::Continue; 2], "run {i}");
+        assert_eq!(
+            step(&mut g, "bash", run, out, tb),
+            [Action::Continue; 2],
+            "run {i}"
+        );
     }
 }
 

@@ -1114,7 +1114,11 @@ fn a_block_whose_later_numbers_rotate_is_not_a_ladder() {
     };
     for s in presets() {
         let [a, b] = halts(&s, &rounds(true));
-        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{}", rounds(true));
+        assert!(
+            a.is_none() && b.is_none(),
+            "{a:?} {b:?} on\n{}",
+            rounds(true)
+        );
     }
     assert_ladder_halts(&StreamSettings::preset(Preset::Balanced), &rounds(false));
 }
