@@ -503,6 +503,19 @@ impl TextState {
         Some(widen(self.line_starts[line as usize % LINES], end))
     }
 
+    /// Line breaks in the held bytes from `from` to the end, at most `cap`; `None` when some
+    /// of them are no longer held.
+    pub fn breaks_from(&self, from: u64, cap: u64) -> Option<u64> {
+        let (a, b) = self.bytes_from(from)?;
+        let n = a
+            .iter()
+            .chain(b)
+            .filter(|&&c| c == b'\n')
+            .take(cap as usize)
+            .count();
+        Some(n as u64)
+    }
+
     /// The held bytes from `from` to the end, as two slices (the ring may wrap); `None` when
     /// some of them are no longer held.
     pub fn bytes_from(&self, from: u64) -> Option<(&[u8], &[u8])> {

@@ -479,6 +479,33 @@ fn a_ladder_steps_the_same_way_throughout() {
     }
 }
 
+/// A ladder covers the lines between its rungs too: a call written again for each index, each
+/// closed by a `}` line that has no letters, covers two lines a rung and halts once it covers
+/// as many lines as a ladder of one-line rungs does. Ten rungs (twenty lines) are a table
+/// people write out.
+#[test]
+fn a_ladder_covers_the_lines_between_its_rungs() {
+    let rung = |n: u32| format!("    mux.Listen(routes[{n}], \"8080\", {{\n    }}\n");
+    let ladder = |n: u32| {
+        format!(
+            "func main() {{\n{}}}\n",
+            (0..n).map(rung).collect::<String>()
+        )
+    };
+    let s = StreamSettings::preset(Preset::Balanced);
+    for (way, h) in halts(&s, &ladder(20)).iter().enumerate() {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: the ladder did not halt"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        assert!(*line <= 32, "way {way}: halted at line {line}");
+    }
+    for s in presets() {
+        let [a, b] = halts(&s, &ladder(10));
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+    }
+}
+
 /// The first warning or halt, fed as tokens with pieces and as 16-byte chunks of text.
 fn first_alarms(settings: &StreamSettings, text: &str) -> [Option<Verdict>; 2] {
     let config = StreamConfig::new(settings).unwrap();

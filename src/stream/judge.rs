@@ -319,7 +319,19 @@ impl StreamGuard {
 
     fn line_verdict(&self, text: &TextFinding, sym: u64, now: u64) -> Verdict {
         let f = text.lines;
-        let lines = f.span as u64;
+        // A ladder in code covers the lines between its rungs too (a closing `}` after each
+        // call, which has no letters and is not a line the line engine counts).
+        let lines = if text.lines_structured
+            && text.lines_numbers == Numbers::Ladder
+            && (f.span as u64) < LADDER_LINES
+        {
+            self.text
+                .line_byte(f.onset)
+                .and_then(|b| self.text.breaks_from(b, LADDER_LINES))
+                .map_or(f.span as u64, |n| n.max(f.span as u64))
+        } else {
+            f.span as u64
+        };
         // What halts depends on the lines and on how the numbers in the copies change. Prose
         // lines repeated halt (`29. Remove the tire…`), their numbers the same or not, but for
         // records: lines that each carry their own key (a date, an issue number, a version)
