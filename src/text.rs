@@ -654,7 +654,14 @@ impl TextState {
                         found.lines_structured = structured;
                         let copies = f.span / f.period.max(1);
                         let end = base + i as u64;
-                        found.lines_numbers = self.numbers(f.period, copies, end);
+                        let (numbers, regular) = self.ladder_numbers(f.period, copies, end);
+                        found.lines_numbers = numbers;
+                        if numbers == Numbers::Ladder && regular < copies {
+                            // The ladder is the copies since its last irregular step.
+                            let cut = (copies - regular) * f.period;
+                            found.lines.span -= cut;
+                            found.lines.onset += cut as u64;
+                        }
                         // A counter may step every other copy (`m[5][5] += 1` twice, then
                         // `m[6][6] += 1` twice): read as copies of twice the block, it is a
                         // ladder.

@@ -4,7 +4,9 @@
 //! Each text is fed both as text and as token ids with pieces (a stand-in tokenizer cuts it
 //! into word and digit pieces).
 
-use loopguard::{Action, LoopKind, Preset, StreamConfig, StreamGuard, StreamSettings, Verdict};
+use loopguard::{
+    Action, LoopKind, Preset, StreamConfig, StreamGuard, StreamSettings, Unit, Verdict,
+};
 use proptest::prelude::*;
 
 /// Cuts text the way subword tokenizers roughly do: letters in pieces of at most five bytes
@@ -262,8 +264,8 @@ fn a_counter_stepping_every_other_copy_is_a_ladder() {
 }
 
 /// A model that counts (`age = 19`, `age = 20`, … or `1, 2, 3, …` in one line, or a block with
-/// two counters) halts as a counter ladder once the count has 24 copies and the text says
-/// nothing new, with byte evidence: the onset is the count's first byte. People's counts are
+/// two counters) halts as a counter ladder once the count has 24 copies, or covers 24 lines,
+/// and the text says nothing new, with byte evidence: the onset is the count's first byte. People's counts are
 /// short (a copyright line's years) or name something new each time (a machine's registers):
 /// they never halt.
 #[test]
@@ -290,7 +292,8 @@ fn counts_halt_and_human_counts_do_not() {
                     "{way}: onset byte {onset} for {:?}",
                     &body[..40]
                 );
-                assert!(v.repeats >= 24.0 && v.period > 0, "{way}: {v:?}");
+                let lines = v.unit == Unit::Line && v.span >= 24;
+                assert!((v.repeats >= 24.0 || lines) && v.period > 0, "{way}: {v:?}");
             }
         }
     }
@@ -503,6 +506,25 @@ fn a_ladder_covers_the_lines_between_its_rungs() {
     for s in presets() {
         let [a, b] = halts(&s, &ladder(10));
         assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+    }
+    // Trial division by the primes, then by every odd number from 15, skipping from 25 to
+    // 31: the ladder counts from its last irregular step, and its `if` lines, too short to be
+    // lines the line engine counts, are between its rungs.
+    let divisors = [2, 3, 5, 7, 11, 13, 15, 17, 19, 21, 23, 25]
+        .into_iter()
+        .chain((31..).step_by(2));
+    let trial: String = divisors
+        .take(60)
+        .map(|k| format!("    if n % {k} == 0:\n        return None\n"))
+        .collect();
+    let trial = format!("def is_prime(n):\n{trial}    return True\n");
+    for (way, h) in halts(&s, &trial).iter().enumerate() {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: the trial division did not halt"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        // The rungs from 31 begin at line 26; twelve of them cover 24 lines.
+        assert!(*line <= 26 + 24 + 8, "way {way}: halted at line {line}");
     }
 }
 

@@ -399,6 +399,12 @@ impl StreamGuard {
                 action = Action::Continue;
             }
         }
+        // The evidence is the lines covered, those between the rungs included.
+        let f = Finding {
+            period: f.period.max((lines / copies.max(1) as u64) as u32),
+            span: lines as u32,
+            ..f
+        };
         let onset_byte = self.text.line_byte(f.onset);
         let kind = if text.lines_numbers == Numbers::Ladder {
             LoopKind::CounterLadder

@@ -84,48 +84,74 @@ impl TextState {
 
     /// How the numbers change over the copies of the block of `period` lines that the line
     /// engine just found repeating, as many as are held (at least three, at most
-    /// `NUMBER_COPIES`); `end` is the byte after the last line. Every step between consecutive
-    /// copies must agree for a ladder. Reads the held bytes: a pass over the copies, once per
-    /// line finding.
+    /// `NUMBER_COPIES`); `end` is the byte after the last line. The steps between the newest
+    /// `SAME_COPIES` must agree for a ladder, and those before them as far back as the
+    /// ladder goes. Reads the held bytes: a pass over the copies, once per line finding.
     pub(super) fn numbers(&self, period: u32, copies_found: u32, end: u64) -> Numbers {
+        self.ladder_numbers(period, copies_found, end).0
+    }
+
+    /// [`numbers`](Self::numbers), and with a ladder the copies it covers, from the newest:
+    /// a ladder counts from its last irregular step (a divisor list that skips from 25 to 31
+    /// and then steps by two), as the same lines begun at 31 would.
+    pub(super) fn ladder_numbers(
+        &self,
+        period: u32,
+        copies_found: u32,
+        end: u64,
+    ) -> (Numbers, u32) {
         let now = self.lines.pos();
         let p = period as u64;
         let wanted = (copies_found as usize).clamp(3, NUMBER_COPIES);
         if p == 0 || now < wanted as u64 * p {
-            return Numbers::Unknown;
+            return (Numbers::Unknown, 0);
         }
-        // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp.
-        let mut read = [CopyNumbers::default(); NUMBER_COPIES];
-        let mut held = 0;
-        for (k, copy) in read.iter_mut().enumerate().take(wanted) {
+        // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp, read with keys or not.
+        let copy_at = |k: usize, keys: bool| {
             let kk = k as u64;
-            let from = self.line_byte_before(now - (kk + 1) * p, end);
+            let from = self.line_byte_before(now.checked_sub((kk + 1) * p)?, end)?;
             let to = if k == 0 {
-                Some(end)
+                end
             } else {
-                self.line_byte_before(now - kk * p, end)
-            };
-            let (Some(from), Some(to)) = (from, to) else {
-                break;
+                self.line_byte_before(now - kk * p, end)?
             };
             if to < from || end - from > TEXT_RING as u64 {
-                break;
+                return None;
             }
-            // Keys are looked for among the newest copies only (see `keyed` below).
-            *copy = if k < SAME_COPIES {
+            Some(if keys {
                 self.copy_numbers::<true>(from, to)
             } else {
                 self.copy_numbers::<false>(from, to)
+            })
+        };
+        // The newest copy ends with its last line, but the lines the line engine skips that
+        // follow it (`}`, `if n % 31 == 0:`: too few letters) are not there yet: a newest copy
+        // with fewer numbers than the one before is left out, and the copies before it read.
+        let (first, second) = (copy_at(0, true), copy_at(1, true));
+        let skip = matches!((first, second), (Some(a), Some(b)) if a.count < b.count) as usize;
+        let mut read = [CopyNumbers::default(); NUMBER_COPIES];
+        let mut held = 0;
+        for (j, slot) in read.iter_mut().enumerate().take(wanted - skip) {
+            // Keys are looked for among the newest copies only (see `keyed` below).
+            let copy = match j + skip {
+                0 => first,
+                1 => second,
+                k => copy_at(k, j < SAME_COPIES),
             };
+            let Some(copy) = copy else {
+                break;
+            };
+            *slot = copy;
             held += 1;
         }
+        let read = &read[..held];
         if held < 3 {
-            return Numbers::Unknown;
+            return (Numbers::Unknown, 0);
         }
         let recent = held.min(SAME_COPIES);
-        let (newest, read) = (&read[0], &read[..held]);
+        let newest = &read[0];
         if read[..recent].iter().any(|c| c.count != newest.count) {
-            return Numbers::Varied;
+            return (Numbers::Varied, 0);
         }
         let n = newest.count.min(COPY_NUMBERS);
         let step = |k: usize, i: usize| step(read, k, i);
@@ -133,20 +159,32 @@ impl TextState {
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
         if !same_step(recent) {
             if keyed(&read[..recent]) {
-                Numbers::Records
+                (Numbers::Records, 0)
             } else {
-                Numbers::Varied
+                (Numbers::Varied, 0)
             }
         } else if (0..n).all(|i| step(0, i) == 0) {
-            Numbers::Same
+            (Numbers::Same, 0)
         } else if (0..n).any(|i| step(0, i) != 0 && newest.is_version(i)) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
-            Numbers::Records
-        } else if read.iter().any(|c| c.count != newest.count) || !same_step(held) {
-            Numbers::Varied
+            (Numbers::Records, 0)
         } else {
-            Numbers::Ladder
+            // Copies 0..regular step alike: the ladder since its last irregular step.
+            let mut regular = recent;
+            while regular < held
+                && read[regular].count == newest.count
+                && (0..n).all(|i| step(regular - 1, i) == step(0, i))
+            {
+                regular += 1;
+            }
+            // All held step alike: the ladder may go back further than the copies held.
+            let copies = if regular == held {
+                u32::MAX
+            } else {
+                regular as u32
+            };
+            (Numbers::Ladder, copies)
         }
     }
 
