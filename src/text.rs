@@ -39,6 +39,10 @@ pub(crate) const STARTS: usize = 256;
 const LINES: usize = 64;
 /// New words among the last 64 at which a text says nothing new.
 const NOTHING_NEW: u32 = 1;
+/// Copies past which a counter ladder that names something new on each copy (`REG_R0` …
+/// `REG_R31`, `user1=user2=…`) halts all the same: tables that long are not written out by
+/// hand.
+pub(crate) const NAMED_LADDER_COPIES: u32 = 64;
 /// New words among the last 64 at which a text says little new: a near loop warns only then.
 /// A warning, earlier and cheaper than a halt, allows the odd new word of a paraphrase; a
 /// list that names a new thing on most lines (declarations, keywords, menus) gives far more.

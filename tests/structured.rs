@@ -325,6 +325,30 @@ fn counts_halt_and_human_counts_do_not() {
     }
 }
 
+/// A count whose counter sits in a name names something new each copy, as a table does, but
+/// no table is written out by hand past 64 entries: `user1=user2=…` run on in one line halts
+/// past its 64th name, while the 64 bits of a word, one line each, do not.
+#[test]
+fn a_count_in_names_past_any_table_halts() {
+    let chain: String = (1..200).map(|n| format!("user{n}=")).collect();
+    let text = format!("#!/bin/sh\n{chain}\n");
+    let s = StreamSettings::preset(Preset::Balanced);
+    for (way, h) in ["tokens", "text"].iter().zip(halts(&s, &text)) {
+        let (_, v) = h.unwrap_or_else(|| panic!("{way}: no halt"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "{way}: {v:?}");
+        let at = v.onset_byte.expect("byte evidence") as usize;
+        assert!(at < 20, "{way}: onset byte {at}");
+    }
+    let bits: String = (0..64)
+        .map(|n| format!("#define BIT{n} (1ULL << {n})\n"))
+        .collect();
+    for s in presets() {
+        for (way, h) in ["tokens", "text"].iter().zip(halts(&s, &bits)) {
+            assert!(h.is_none(), "{way}: {h:?}");
+        }
+    }
+}
+
 /// Code written with a repetition inside one line of ordinary length (a literal, a test
 /// string) does not halt; the same repetition run far past any line a person writes does.
 #[test]

@@ -6,7 +6,7 @@ use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_escaped_fill, is_filler, is_list_fill, is_rule_text,
-    is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE,
+    is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -24,10 +24,6 @@ const BLOCK_LADDER_COPIES: u32 = 5;
 /// their own key, a date or an issue number: a change log's entries): a change log lists
 /// release after release, but not two dozen saying one thing.
 const RECORD_FACTOR: u32 = 3;
-
-/// Copies past which a one-line counter ladder that names something new on each line
-/// (`REG_R0` … `REG_R31`) halts all the same: tables that long are not written out by hand.
-const NAMED_LADDER_COPIES: u32 = 64;
 
 /// Copies past which a counter ladder of markup halts. Markup has no loop statement, so an
 /// enumeration in it is written out, as long as what it enumerates: the 31 days of a month,

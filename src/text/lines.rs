@@ -3,7 +3,7 @@
 //! themselves, and names that grow.
 
 use super::nesting::{nest_bounds, Nest};
-use super::{Numbers, TextState, NOTHING_NEW, TEXT_RING};
+use super::{Numbers, TextState, NAMED_LADDER_COPIES, NOTHING_NEW, TEXT_RING};
 use crate::engine::Finding;
 use crate::template::Run;
 use crate::verdict::{Action, LoopKind};
@@ -327,7 +327,8 @@ impl TextState {
     /// A count, as the bytes read so far leave it: a warning at `COUNT_WARN` copies of the
     /// block with its counter, a halt at `COUNT_HALT`, while the copies say nothing new: at
     /// most `NOTHING_NEW` new words among those read since the count was first seen (a
-    /// counter inside a name, `REG_R12`, is a new word every copy).
+    /// counter inside a name, `REG_R12`, is a new word every copy), or past
+    /// `NAMED_LADDER_COPIES` copies whatever they name.
     pub(super) fn counter_finding(&mut self) -> Finding {
         let c = self.counting.count();
         if c.rungs == 0 {
@@ -340,7 +341,7 @@ impl TextState {
             return Finding::default();
         }
         let words = self.novelty.words_read().wrapping_sub(self.count_words) as u32;
-        if self.novelty.new_in_last(words) > NOTHING_NEW {
+        if c.rungs <= NAMED_LADDER_COPIES && self.novelty.new_in_last(words) > NOTHING_NEW {
             return Finding::default();
         }
         let level = if c.rungs >= COUNT_HALT && self.lines_halt {
