@@ -349,6 +349,40 @@ fn a_count_in_names_past_any_table_halts() {
     }
 }
 
+/// A ladder of names that all take the same value (`char *newstr12 = str;`, `int num12 = 0;`)
+/// names nothing new: the counter is all that changes, and it halts as a ladder does. A table
+/// whose values step with its names, or come from a call that gives a new one each time
+/// (`F12 = auto()`), is a table.
+#[test]
+fn names_given_one_value_are_a_ladder() {
+    let body = |line: &dyn Fn(u32) -> String| {
+        let lines: String = (1..48).map(line).collect();
+        format!("int upper(char *str) {{\n{lines}    return 0;\n}}\n")
+    };
+    let s = StreamSettings::preset(Preset::Balanced);
+    for text in [
+        body(&|n| format!("    char *newstr{n} = str;\n")),
+        body(&|n| format!("    int num{n} = 0;\n")),
+    ] {
+        for (way, h) in halts(&s, &text).iter().enumerate() {
+            let (line, v) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: no halt on\n{text}"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+            assert!(*line <= 32, "way {way}: halted at line {line}");
+        }
+    }
+    for text in [
+        body(&|n| format!("    F{n} = auto()\n")),
+        body(&|n| format!("    KEY_F{n} = 0x{:02x},\n", 0x3a + n)),
+    ] {
+        for s in presets() {
+            let [a, b] = halts(&s, &text);
+            assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{text}");
+        }
+    }
+}
+
 /// Code written with a repetition inside one line of ordinary length (a literal, a test
 /// string) does not halt; the same repetition run far past any line a person writes does.
 #[test]
@@ -920,7 +954,7 @@ fn a_ladder_in_markup_runs_as_long_as_what_it_enumerates() {
 
 /// A one-line ladder whose lines each name something new (registers `r0` to `r31` of a
 /// target description) is a table: it neither halts nor warns, as long as tables are written
-/// out by hand; past 64 names (`int num65 = 0;`) it halts. Counting on with nothing new
+/// out by hand; past 64 names (`int num65;`) it halts. Counting on with nothing new
 /// (`if size == 17: return True`) warns, then halts.
 #[test]
 fn a_ladder_that_names_something_new_on_each_line_does_not_warn() {
@@ -935,7 +969,7 @@ fn a_ladder_that_names_something_new_on_each_line_does_not_warn() {
     }
     let mut names = String::from("int main(void) {\n");
     for n in 1..=100 {
-        names += &format!("    int num{n} = 0;\n");
+        names += &format!("    int num{n};\n");
     }
     for (way, h) in halts(&StreamSettings::default(), &names).iter().enumerate() {
         let (line, v) = h

@@ -350,6 +350,9 @@ impl StreamGuard {
                 self.text.names_new_densely()
             } else {
                 !says_nothing_new(&self.text)
+                    && !(text.lines_structured
+                        && text.lines_numbers == Numbers::Ladder
+                        && self.ladder_gives_one_value())
             };
         let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
         let ladder = text.lines_numbers == Numbers::Ladder
@@ -408,6 +411,38 @@ impl StreamGuard {
             f.kind
         };
         self.text_verdict(&f, action, kind, Unit::Line, onset_byte, sym, now)
+    }
+
+    /// The last two whole lines assign one value (`char *newstr12 = str;`, then `newstr13`):
+    /// a ladder of names whose counter names the same thing again. A value that calls
+    /// something (`F12 = auto()`, `SENTINEL = object()`) may be a new one each time.
+    fn ladder_gives_one_value(&self) -> bool {
+        const LONGEST: usize = CODE_LINE as usize;
+        let pos = self.text.lines_pos();
+        // Line `n`, copied into `buf` (a line of code longer than people write is not one
+        // of a table): its length, or `None`.
+        let line = |n: u64, buf: &mut [u8; LONGEST]| -> Option<usize> {
+            let (a, b) = self.text.bytes_from(self.text.line_byte(n)?)?;
+            let mut len = 0;
+            for &c in a.iter().chain(b).take_while(|&&c| c != b'\n') {
+                *buf.get_mut(len)? = c;
+                len += 1;
+            }
+            Some(len)
+        };
+        let (mut x, mut y) = ([0u8; LONGEST], [0u8; LONGEST]);
+        let (Some(m), Some(n)) = (
+            pos.checked_sub(1).and_then(|p| line(p, &mut x)),
+            pos.checked_sub(2).and_then(|p| line(p, &mut y)),
+        ) else {
+            return false;
+        };
+        match (assigned(&x[..m]), assigned(&y[..n])) {
+            (Some(a), Some(b)) => {
+                a == b && a.iter().any(u8::is_ascii_alphanumeric) && !a.contains(&b'(')
+            }
+            _ => false,
+        }
     }
 
     /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all.
@@ -527,6 +562,14 @@ fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8];
     } else {
         [&[], &b[(skip - a.len()).min(b.len())..]]
     }
+}
+
+/// What line `l` assigns: the bytes after its first `=` that is not part of `==`, `!=`, `<=`,
+/// `>=` or `=>`.
+fn assigned(l: &[u8]) -> Option<&[u8]> {
+    (1..l.len().saturating_sub(1))
+        .find(|&i| l[i] == b'=' && !b"=!<>".contains(&l[i - 1]) && !b"=>".contains(&l[i + 1]))
+        .map(|i| &l[i + 1..])
 }
 
 #[cfg(test)]
