@@ -24,7 +24,8 @@
 #     Gemma3-270M, greedy and sampled), with the project's hand labels
 #     (scripts/data/code_labels.jsonl; see scripts/data/README.md), and the second prompt set
 #     (scripts/data/code_prompts_fresh.txt, target/corpus/code-fresh-*.jsonl, labels in
-#     scripts/data/code_labels_fresh.jsonl).
+#     scripts/data/code_labels_fresh.jsonl), and the third (scripts/data/code_prompts_third.txt,
+#     greedy and sampled, target/corpus/code-third-*.jsonl, scripts/data/code_labels_third.jsonl).
 #  3. Coding agents: examples/coding_agent_quality on ../shared/corpus/coding_agents.jsonl with
 #     the project's hand labels (scripts/data/coding_agent_labels.jsonl).
 set -euo pipefail
@@ -110,19 +111,23 @@ if [ -n "$files" ]; then
 else
   echo "skipped: no target/corpus/code-smollm2.jsonl or code-gemma3-base.jsonl (scripts/code_generations.sh)"
 fi
-fresh=$(ls target/corpus/code-fresh-smollm2.jsonl target/corpus/code-fresh-gemma3-base.jsonl 2>/dev/null || true)
-if [ -n "$fresh" ]; then
-  # The second prompt set, read the same way (scripts/data/code_labels_fresh.jsonl).
-  python3 scripts/check_labels.py scripts/data/code_labels_fresh.jsonl $fresh || true
-  for f in $fresh; do
+# The second and third prompt sets, each read the same way (scripts/data/code_labels_SET.jsonl):
+# SET, the configurations it was generated with.
+for part in "fresh greedy" "third greedy,t07"; do
+  set -- $part
+  files=$(ls "target/corpus/code-$1-smollm2.jsonl" "target/corpus/code-$1-gemma3-base.jsonl" 2>/dev/null || true)
+  if [ -z "$files" ]; then
+    echo "skipped: no target/corpus/code-$1-*.jsonl (PROMPTS=scripts/data/code_prompts_$1.txt TAG=code-$1 CONFIGS=$2 scripts/code_generations.sh)"
+    continue
+  fi
+  python3 scripts/check_labels.py "scripts/data/code_labels_$1.jsonl" $files || true
+  for f in $files; do
     for mode in pieces text; do
-      echo "-- fresh prompts, $(basename "$f" .jsonl), balanced, $mode"
-      $q --preset balanced --mode "$mode" --labels scripts/data/code_labels_fresh.jsonl "$f" | grep -v MISS
+      echo "-- $1 prompts, $(basename "$f" .jsonl), balanced, $mode"
+      $q --preset balanced --mode "$mode" --labels "scripts/data/code_labels_$1.jsonl" "$f" | grep -v MISS
     done
   done
-else
-  echo "skipped: no target/corpus/code-fresh-*.jsonl (PROMPTS=scripts/data/code_prompts_fresh.txt TAG=code-fresh CONFIGS=greedy scripts/code_generations.sh)"
-fi
+done
 
 echo "== 3. coding agents"
 if [ -f "$shared/corpus/coding_agents.jsonl" ]; then
