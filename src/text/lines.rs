@@ -178,11 +178,12 @@ impl TextState {
             {
                 regular += 1;
             }
-            // All held step alike: the ladder may go back further than the copies held.
+            // All held step alike: the ladder may go back further than the copies held. A
+            // newest copy left out is one of the ladder's.
             let copies = if regular == held {
                 u32::MAX
             } else {
-                regular as u32
+                (regular + skip) as u32
             };
             (Numbers::Ladder, copies)
         }
