@@ -91,9 +91,10 @@ impl TextState {
         self.ladder_numbers(period, copies_found, end).0
     }
 
-    /// [`numbers`](Self::numbers), and with a ladder the copies it covers, from the newest:
-    /// a ladder counts from its last irregular step (a divisor list that skips from 25 to 31
-    /// and then steps by two), as the same lines begun at 31 would.
+    /// [`numbers`](Self::numbers), and with a ladder the copies it covers, from the newest
+    /// (`u32::MAX` when every copy held steps alike; 0 but for a ladder): a ladder counts from
+    /// its last irregular step (a divisor list that skips from 25 to 31 and then steps by two),
+    /// as the same lines begun at 31 would.
     pub(super) fn ladder_numbers(
         &self,
         period: u32,
