@@ -349,10 +349,13 @@ impl StreamGuard {
             && if text.lines_block {
                 self.text.names_new_densely()
             } else {
-                !says_nothing_new(&self.text)
-                    && !(text.lines_structured
+                // Names that all take one value say nothing new either.
+                let one_value = || {
+                    text.lines_structured
                         && text.lines_numbers == Numbers::Ladder
-                        && self.ladder_gives_one_value())
+                        && self.ladder_gives_one_value()
+                };
+                !(says_nothing_new(&self.text) || one_value())
             };
         let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
         let ladder = text.lines_numbers == Numbers::Ladder
