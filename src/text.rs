@@ -145,6 +145,9 @@ pub(crate) struct TextFinding {
     /// The repeated block's lines all open with markup (a tag), read when the finding was
     /// made (later lines of the same push do not change it).
     pub lines_markup: bool,
+    /// With a ladder of a block whose numbers are one count through its copies, the numbers
+    /// of a copy; 0 otherwise.
+    pub lines_counts: u32,
     /// Names that grow (unit: bytes; period is what the last growth added, span the latest
     /// name's length, onset the line it is on).
     pub growth: Finding,
@@ -658,8 +661,10 @@ impl TextState {
                         found.lines_structured = structured;
                         let copies = f.span / f.period.max(1);
                         let end = base + i as u64;
-                        let (numbers, regular) = self.ladder_numbers(f.period, copies, end);
+                        let ladder = self.ladder_numbers(f.period, copies, end);
+                        let (numbers, regular) = (ladder.numbers, ladder.regular);
                         found.lines_numbers = numbers;
+                        found.lines_counts = ladder.counts;
                         if numbers == Numbers::Ladder && regular < copies {
                             // The ladder is the copies since its last irregular step.
                             let cut = (copies - regular) * f.period;

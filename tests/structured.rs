@@ -383,6 +383,97 @@ fn names_given_one_value_are_a_ladder() {
     }
 }
 
+/// A count whose text between the numbers cycles (`elif day == 9: return "Tuesday"`, the
+/// weekday names back every seventh rung) is one count through copies of a seven-rung block:
+/// it halts at the 24 rungs a one-line ladder halts at, also when the text held keeps only
+/// two copies of the block. The same table written out twice, or an answer key whose answers
+/// come back at random, is no loop.
+#[test]
+fn a_count_whose_words_cycle_is_a_ladder() {
+    let days = [
+        "Sunday",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+    ];
+    let ladder = |test: &str, value: &str| -> String {
+        let rungs: String = (1..=40)
+            .map(|n| {
+                let day = days[(n - 1) % 7];
+                format!("    elif {test} == {n}:\n        return \"{day}{value}\"\n")
+            })
+            .collect();
+        format!("def day_name(date):\n    if {test} == 0:\n        return None\n{rungs}")
+    };
+    let s = StreamSettings::preset(Preset::Balanced);
+    // Short rungs (three copies of the block held) and long ones (two).
+    for text in [
+        ladder("day", ""),
+        ladder("date.day_of_month", " of the week"),
+    ] {
+        for (way, h) in halts(&s, &text).iter().enumerate() {
+            let (line, v) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: no halt on\n{text}"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+            // Three lines before the rungs, two lines a rung: by the 27th rung.
+            assert!(*line <= 3 + 2 * 27, "way {way}: halted at line {line}");
+        }
+    }
+    // The same table twice: the second copy names nothing new, but within it no name comes
+    // back.
+    let names = [
+        "INDEX_SIZE",
+        "DOMSTRING_SIZE",
+        "HIERARCHY_REQUEST",
+        "WRONG_DOCUMENT",
+        "INVALID_CHARACTER",
+        "NO_DATA_ALLOWED",
+        "NO_MODIFICATION_ALLOWED",
+        "NOT_FOUND",
+        "NOT_SUPPORTED",
+        "INUSE_ATTRIBUTE",
+        "INVALID_STATE",
+        "SYNTAX",
+        "INVALID_MODIFICATION",
+        "NAMESPACE",
+        "INVALID_ACCESS",
+        "VALIDATION",
+        "TYPE_MISMATCH",
+        "SECURITY",
+        "NETWORK",
+        "ABORT",
+        "URL_MISMATCH",
+        "QUOTA_EXCEEDED",
+        "TIMEOUT",
+        "INVALID_NODE_TYPE",
+        "DATA_CLONE",
+    ];
+    let table: String = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| format!("    readonly {name}_ERR: {};\n", i + 1))
+        .collect();
+    let twice = format!("interface E {{\n{table}}}\ndeclare var E: {{\n{table}}};\n");
+    // An answer key: the answers come back, but in no cycle.
+    let mut seed = 7u32;
+    let key: String = (1..=60)
+        .map(|n| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            format!("{n}. {}\n", ["A", "B", "C", "D"][(seed >> 16) as usize % 4])
+        })
+        .collect();
+    for text in [twice, format!("Answer key\n\n{key}")] {
+        for s in presets() {
+            let [a, b] = halts(&s, &text);
+            assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{text}");
+        }
+    }
+}
+
 /// Code written with a repetition inside one line of ordinary length (a literal, a test
 /// string) does not halt; the same repetition run far past any line a person writes does.
 #[test]

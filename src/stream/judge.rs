@@ -17,7 +17,9 @@ const LADDER_LINES: u64 = 24;
 
 /// Copies of a block of several lines, its counter stepping, from which it may halt (and
 /// `LADDER_LINES` lines): people unroll a block a few times (the rounds of a hash, the
-/// channels of a device), and two or three copies of a long block are not yet a loop.
+/// channels of a device), and two or three copies of a long block are not yet a loop. A block
+/// whose numbers run on as one count through the copies halts sooner, once that count has
+/// `LADDER_LINES` rungs, as a ladder of one line a rung does.
 const BLOCK_LADDER_COPIES: u32 = 5;
 
 /// How many times the copies that halt repeated lines a list of records needs (lines with
@@ -358,9 +360,12 @@ impl StreamGuard {
                 !(says_nothing_new(&self.text) || one_value())
             };
         let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
+        // A block whose numbers are one count through its copies (`elif day == 8` ..
+        // `== 14` with the weekday names between, then `== 15`) is a count of its rungs.
+        let rungs = lines * text.lines_counts as u64 / f.period.max(1) as u64;
         let ladder = text.lines_numbers == Numbers::Ladder
             && lines >= LADDER_LINES
-            && (f.period <= 1 || copies >= BLOCK_LADDER_COPIES)
+            && (f.period <= 1 || copies >= BLOCK_LADDER_COPIES || rungs >= LADDER_LINES)
             && (!markup || copies > MARKUP_LADDER_COPIES)
             && !names_new;
         // One line of code written out verbatim again and again halts from
@@ -401,9 +406,10 @@ impl StreamGuard {
                 action = Action::Continue;
             }
         }
-        // The evidence is the lines covered, those between the rungs included.
+        // The evidence is the lines covered, those between the rungs included (each copy
+        // that many lines longer).
         let f = Finding {
-            period: f.period.max((lines / copies.max(1) as u64) as u32),
+            period: (f.period as u64 * lines / (f.span as u64).max(1)).max(f.period as u64) as u32,
             span: lines as u32,
             ..f
         };

@@ -42,6 +42,30 @@ const NUMBER_COPIES: usize = 32;
 /// the tenth number of the block on).
 const COPY_NUMBERS: usize = 16;
 
+/// How the numbers of a repeated block change over its copies (see
+/// `TextState::ladder_numbers`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ladder {
+    pub numbers: Numbers,
+    /// With a ladder, the copies it covers from the newest (`u32::MAX`: every copy held steps
+    /// alike, and the ladder may go back further); 0 otherwise.
+    pub regular: u32,
+    /// With a ladder whose numbers are one count through its copies, the numbers of a copy
+    /// (its rungs); 0 otherwise.
+    pub counts: u32,
+}
+
+impl Ladder {
+    /// Numbers that are no ladder.
+    fn not(numbers: Numbers) -> Ladder {
+        Ladder {
+            numbers,
+            regular: 0,
+            counts: 0,
+        }
+    }
+}
+
 /// The numbers of one copy of a repeated block, in order (see `TextState::numbers`).
 #[derive(Clone, Copy, Default)]
 struct CopyNumbers {
@@ -88,24 +112,19 @@ impl TextState {
     /// `SAME_COPIES` must agree for a ladder, and those before them as far back as the
     /// ladder goes. Reads the held bytes: a pass over the copies, once per line finding.
     pub(super) fn numbers(&self, period: u32, copies_found: u32, end: u64) -> Numbers {
-        self.ladder_numbers(period, copies_found, end).0
+        self.ladder_numbers(period, copies_found, end).numbers
     }
 
-    /// [`numbers`](Self::numbers), and with a ladder the copies it covers, from the newest
-    /// (`u32::MAX` when every copy held steps alike; 0 but for a ladder): a ladder counts from
-    /// its last irregular step (a divisor list that skips from 25 to 31 and then steps by two),
-    /// as the same lines begun at 31 would.
-    pub(super) fn ladder_numbers(
-        &self,
-        period: u32,
-        copies_found: u32,
-        end: u64,
-    ) -> (Numbers, u32) {
+    /// [`numbers`](Self::numbers), and with a ladder the copies it covers (a ladder counts
+    /// from its last irregular step: a divisor list that skips from 25 to 31 and then steps by
+    /// two, as the same lines begun at 31 would) and whether its numbers are one count through
+    /// the copies (see [`Ladder`]).
+    pub(super) fn ladder_numbers(&self, period: u32, copies_found: u32, end: u64) -> Ladder {
         let now = self.lines.pos();
         let p = period as u64;
         let wanted = (copies_found as usize).clamp(3, NUMBER_COPIES);
         if p == 0 || now < wanted as u64 * p {
-            return (Numbers::Unknown, 0);
+            return Ladder::not(Numbers::Unknown);
         }
         // Copy k (0 the newest) spans lines now-(k+1)p .. now-kp, read with keys or not.
         let copy_at = |k: usize, keys: bool| {
@@ -147,12 +166,28 @@ impl TextState {
         }
         let read = &read[..held];
         if held < 3 {
-            return (Numbers::Unknown, 0);
+            // Two copies of a long block are all the text ring holds: their numbers tell a
+            // ladder only when they are one count through both.
+            let n = read.first().map_or(0, |c| c.count.min(COPY_NUMBERS));
+            let counts = if held == 2 && read[1].count == read[0].count {
+                counts_through(read, n)
+            } else {
+                0
+            };
+            return if counts > 0 {
+                Ladder {
+                    numbers: Numbers::Ladder,
+                    regular: u32::MAX,
+                    counts,
+                }
+            } else {
+                Ladder::not(Numbers::Unknown)
+            };
         }
         let recent = held.min(SAME_COPIES);
         let newest = &read[0];
         if read[..recent].iter().any(|c| c.count != newest.count) {
-            return (Numbers::Varied, 0);
+            return Ladder::not(Numbers::Varied);
         }
         let n = newest.count.min(COPY_NUMBERS);
         let step = |k: usize, i: usize| step(read, k, i);
@@ -160,16 +195,16 @@ impl TextState {
             |upto: usize| (1..upto - 1).all(|k| (0..n).all(|i| step(k, i) == step(0, i)));
         if !same_step(recent) {
             if keyed(&read[..recent]) {
-                (Numbers::Records, 0)
+                Ladder::not(Numbers::Records)
             } else {
-                (Numbers::Varied, 0)
+                Ladder::not(Numbers::Varied)
             }
         } else if (0..n).all(|i| step(0, i) == 0) {
-            (Numbers::Same, 0)
+            Ladder::not(Numbers::Same)
         } else if (0..n).any(|i| step(0, i) != 0 && newest.is_version(i)) {
             // A list of versions or addresses steps by design (release notes, `redis 2.8.22`,
             // `2.8.23`): its entries name different things, as a table's rows do.
-            (Numbers::Records, 0)
+            Ladder::not(Numbers::Records)
         } else {
             // Copies 0..regular step alike: the ladder since its last irregular step.
             let mut regular = recent;
@@ -186,7 +221,11 @@ impl TextState {
             } else {
                 (regular + skip) as u32
             };
-            (Numbers::Ladder, copies)
+            Ladder {
+                numbers: Numbers::Ladder,
+                regular: copies,
+                counts: counts_through(read, n),
+            }
         }
     }
 
@@ -367,6 +406,25 @@ impl CopyNumbers {
     /// Number `i` is part of a version or an address.
     fn is_version(&self, i: usize) -> bool {
         self.versions & (1 << i) != 0
+    }
+}
+
+/// The numbers of a copy when all `n` of them (two at least, all held) are one count that
+/// runs on through the copies: each steps from the one before it by the same amount, and the
+/// first from the last of the copy before (`elif day == 8` .. `elif day == 14`, the weekday
+/// names between them, then `elif day == 15`); 0 otherwise.
+fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
+    let newest = &copies[0];
+    if n < 2 || copies.len() < 2 || newest.count > COPY_NUMBERS {
+        return 0;
+    }
+    let d = newest.values[1] as i128 - newest.values[0] as i128;
+    let steps =
+        |c: &CopyNumbers| (1..n).all(|i| c.values[i] as i128 - c.values[i - 1] as i128 == d);
+    if d != 0 && copies.iter().all(steps) && step(copies, 0, 0) == n as i128 * d {
+        n as u32
+    } else {
+        0
     }
 }
 
