@@ -2,10 +2,11 @@
 //! and the recent bytes that become the evidence of a verdict.
 //!
 //! Text arrives as token pieces or as chunks of any size and is cut the same way whatever the
-//! chunking: words are maximal runs of non-space bytes (cut into 24-byte pieces when longer),
-//! lines end at `\n`. Words become symbols of the guard's main engine when the stream has no
-//! token ids; lines, with every number read as one `0` so that counters do not hide a loop,
-//! feed a small engine of their own.
+//! chunking: words are maximal runs of non-space bytes (cut where word bytes and punctuation
+//! meet when longer than 24 bytes), each digit is a word of its own and so is each line break,
+//! as the tokenizers of the models guarded cut them; lines end at `\n`. Words become symbols
+//! of the guard's main engine when the stream has no token ids; lines, with every number read
+//! as one `0` so that counters do not hide a loop, feed a small engine of their own.
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
@@ -604,7 +605,9 @@ impl TextState {
                     // White space ends a word, and a line's head until it is settled; after
                     // that, in a stream of tokens, only a newline needs a stop (fewer
                     // mispredicted exits).
-                    let stop_at = if words || !self.head_settled() {
+                    let stop_at = if words {
+                        SPACE | DIGIT
+                    } else if !self.head_settled() {
                         SPACE
                     } else {
                         NEWLINE
@@ -641,6 +644,11 @@ impl TextState {
                 }
                 word_from = i;
                 self.long_word = false;
+                if words && class & NEWLINE != 0 {
+                    // A line break is a symbol, as it is a token: a loop of data does not run
+                    // on from one line to the next unless its lines are cut alike.
+                    stop |= self.emit_word(b"\n", base + (i - 1) as u64, &mut on_event);
+                }
                 if class & NEWLINE != 0 {
                     // The newline is not part of the line. The line is a heading when the
                     // last visible byte before the newline (behind at most two spaces or a
@@ -689,6 +697,24 @@ impl TextState {
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
                 }
+            } else if words && class & DIGIT != 0 {
+                // A digit is a symbol of its own, as the tokenizers of the models guarded cut
+                // numbers (Llama's, Gemma's, SmolLM2's): a loop of `1234567890, ` is eleven
+                // symbols a copy, as it is eleven tokens, not one word.
+                if !self.head_settled() {
+                    self.line_head(&text[head_from..i]);
+                }
+                head_from = i;
+                if self.word_len > 0 || word_from < i - 1 {
+                    stop |= self.emit_word(
+                        &text[word_from..i - 1],
+                        base + word_from as u64,
+                        &mut on_event,
+                    );
+                }
+                stop |= self.emit_word(&text[i - 1..i], base + (i - 1) as u64, &mut on_event);
+                word_from = i;
+                self.word_byte = true;
             } else if words && self.long_word {
                 // In a long run, a byte of the other kind than the last begins a symbol (a run
                 // of one kind is still cut at WORD_MAX).

@@ -474,6 +474,41 @@ fn a_count_whose_words_cycle_is_a_ladder() {
     }
 }
 
+/// As text each digit and each line break is a symbol, as tokenizers cut them: a list of one
+/// number written on and on inside a line halts as text where its tokens do (as one word a
+/// copy it waited for 160 of them), and a table of hex values wrapped over lines, each line
+/// cut at another place in the pattern, halts neither way.
+#[test]
+fn digits_and_line_breaks_are_symbols_as_text() {
+    let list = format!(
+        "@app.route('/users')\ndef get_users():\n    return jsonify({{\"users\": [{}]}})\n",
+        "1234567890, ".repeat(40)
+    );
+    let s = StreamSettings::preset(Preset::Balanced);
+    let [tokens, text] = halts(&s, &list);
+    assert!(tokens.is_some(), "with pieces: {tokens:?}");
+    assert!(text.is_some(), "as text: {text:?}");
+    // icu's code point planes: runs of `0x80, 0x0,` pairs, thirteen values a line.
+    let values: Vec<String> = (0..448)
+        .map(|i| match i % 2 {
+            0 => format!("0x{:x}0", 8 + i / 64),
+            _ => "0x0".to_string(),
+        })
+        .collect();
+    let rows: String = values
+        .chunks(13)
+        .map(|row| format!("    {},\n", row.join(", ")))
+        .collect();
+    let table = format!("pub const PLANES: [u16; 448] = [\n{rows}];\n");
+    for s in presets() {
+        assert_eq!(
+            halts(&s, &table).map(|h| h.map(|(_, v)| v)),
+            [None, None],
+            "{table}"
+        );
+    }
+}
+
 /// Code written with a repetition inside one line of ordinary length (a literal, a test
 /// string) does not halt; the same repetition run far past any line a person writes does.
 #[test]
