@@ -34,7 +34,7 @@ enum Mode {
     Fresh,
     /// Symbols are token ids; pieces are text beside them.
     Tokens,
-    /// Symbols are words cut from the text.
+    /// Symbols are words cut from the text (each digit and line break one of its own).
     Text,
 }
 
