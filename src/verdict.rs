@@ -148,7 +148,9 @@ pub struct Verdict {
     /// Index of the first symbol of the first copy, counted from the start of the stream (or
     /// the last reset). Symbols are token ids, or words for text-only streams. A loop found in
     /// the text (lines, characters) that began more than 256 symbols back reports the oldest
-    /// symbol whose place is kept; `onset_byte` is then the exact start.
+    /// symbol whose place is kept; `onset_byte` is then the exact start. In a text-only stream
+    /// a loop of symbols that began that far back reports the oldest symbol kept and its byte
+    /// (it began there or before).
     pub onset: u64,
     /// Byte offset of the onset in the stream's text, when the text is known and still held.
     pub onset_byte: Option<u64>,

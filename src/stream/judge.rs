@@ -230,6 +230,16 @@ impl StreamGuard {
                 action = Action::Continue;
             }
         }
+        // As text, a loop that began before every symbol whose place is kept (a near loop
+        // whose coverage held long before it halted) reports the oldest of them, and its byte:
+        // it began there or before.
+        let (onset, onset_byte) = match onset_byte {
+            None if self.mode == Mode::Text && self.text.bytes > 0 => {
+                let oldest = self.text.onset_symbol(None, now).max(f.onset);
+                (oldest, self.text_byte(oldest, now))
+            }
+            _ => (f.onset, onset_byte),
+        };
         Verdict {
             action,
             kind,
@@ -237,7 +247,7 @@ impl StreamGuard {
             period: f.period,
             repeats: f.repeats(),
             span: f.span,
-            onset: f.onset,
+            onset,
             onset_byte,
             at: sym,
             confidence: f.confidence,
