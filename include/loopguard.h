@@ -589,7 +589,7 @@ typedef void (*lg_verdict_callback)(void *user_data, uint64_t slot, const struct
 typedef struct lg_stats {
   // `sizeof(lg_stats)` as the caller knows it.
   size_t struct_size;
-  // Symbols pushed: token ids, or words for text-only streams.
+  // Symbols pushed: token ids, or for text-only streams words, digits and line breaks.
   uint64_t symbols;
   // Bytes of text pushed.
   uint64_t bytes;

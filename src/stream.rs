@@ -53,7 +53,7 @@ pub enum Verbosity {
 /// Counters of one stream since construction or the last reset.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StreamStats {
-    /// Symbols pushed: token ids, or words for text-only streams.
+    /// Symbols pushed: token ids, or for text-only streams words, digits and line breaks.
     pub symbols: u64,
     /// Bytes of text pushed (pieces or text).
     pub bytes: u64,

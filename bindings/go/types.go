@@ -139,7 +139,7 @@ func (v Verdict) String() string {
 
 // Stats are a stream guard's counters.
 type Stats struct {
-	// Symbols pushed: token ids, or words for text-only streams.
+	// Symbols pushed: token ids, or for text-only streams words, digits and line breaks.
 	Symbols uint64
 	// Bytes of text pushed.
 	Bytes uint64

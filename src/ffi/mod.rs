@@ -210,7 +210,7 @@ pub struct lg_verdict {
 pub struct lg_stats {
     /// `sizeof(lg_stats)` as the caller knows it.
     pub struct_size: usize,
-    /// Symbols pushed: token ids, or words for text-only streams.
+    /// Symbols pushed: token ids, or for text-only streams words, digits and line breaks.
     pub symbols: u64,
     /// Bytes of text pushed.
     pub bytes: u64,
