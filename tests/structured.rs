@@ -165,6 +165,36 @@ proptest! {
         }
     }
 
+    /// A count whose values between the numbers cycle through a few names (two to seven, in
+    /// a fixed order) is a ladder of copies of the cycle: it halts once the count has 24 rungs
+    /// (a few more while the line engine finds the cycle). The same count with a fresh name on
+    /// every rung is a table, and never halts.
+    #[test]
+    fn counts_whose_values_cycle_halt_and_fresh_tables_do_not(
+        cycle in proptest::collection::vec(name(), 2..8),
+        fresh in proptest::collection::vec(name(), 40),
+        var in name(),
+        start in 0u32..50,
+    ) {
+        let rung = |k: usize, value: &str| {
+            format!("    elif {var} == {}:\n        return \"{value}\"\n", start as usize + k)
+        };
+        let cycling: String = (0..40).map(|k| rung(k, &cycle[k % cycle.len()])).collect();
+        for (way, h) in ["tokens", "text"].iter().zip(halts(&StreamSettings::default(), &cycling)) {
+            let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt on {cycling}"));
+            prop_assert!(
+                matches!(v.kind, LoopKind::CounterLadder | LoopKind::ExactLoop | LoopKind::NearLoop),
+                "{}: {:?}", way, v
+            );
+            // Two lines a rung: by the 28th rung.
+            prop_assert!(line <= 2 * 28, "{}: halted at line {} {:?}", way, line, v);
+        }
+        let table: String = (0..40).map(|k| rung(k, &fresh[k])).collect();
+        for s in presets() {
+            prop_assert_eq!(halts(&s, &table).map(|h| h.is_none()), [true, true], "{}", table);
+        }
+    }
+
     /// Names that grow by a suffix on every copy halt by the fifth name.
     #[test]
     fn growing_repeats_halt_within_their_bound(base in name(), suffix in name()) {
