@@ -289,7 +289,7 @@ typedef struct lg_stream_config {
   uint32_t halt_copies;
   // Minimum repetitive span, in symbols, to halt.
   uint32_t halt_span;
-  // Copies that warn; 0 = never.
+  // Copies that warn; 0 = never; more than `halt_copies` warns with the halt.
   uint32_t warn_copies;
   // Minimum span to warn.
   uint32_t warn_span;

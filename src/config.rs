@@ -73,7 +73,7 @@ pub struct StreamSettings {
     pub halt_copies: u32,
     /// Minimum length of the repetitive region, in symbols, to halt. `0..=65536`.
     pub halt_span: u32,
-    /// Copies that warn. `0` (off) or `2..=halt_copies`.
+    /// Copies that warn. `0` (off) or `2..=1000`; more than `halt_copies` warns with the halt.
     pub warn_copies: u32,
     /// Minimum span, in symbols, to warn. `0..=65536`.
     pub warn_span: u32,
@@ -177,11 +177,16 @@ impl StreamSettings {
             dense_periods: 0,
             halt_copies: 3,
             halt_span: 40,
-            warn_copies: 2,
+            // A warning says a loop is likely. Two copies of a phrase, and a passage quoted
+            // once from far back, are how people write: they were most of the warnings on
+            // human documents (package descriptions, copyright files, type stubs, manual
+            // pages). So a loop warns with the copies a halt needs, before its span does, and
+            // a long repeat only halts.
+            warn_copies: 3,
             warn_span: 16,
             window: 2048,
             ngram: 8,
-            long_warn_run: 64,
+            long_warn_run: 0,
             long_halt_run: 256,
             near_window: 256,
             near_warn: 0.35,
@@ -211,6 +216,8 @@ impl StreamSettings {
             Preset::Balanced => balanced,
             Preset::Strict => StreamSettings {
                 halt_span: 32,
+                // Warnings escalate here: they come at two copies, as early as they can.
+                warn_copies: 2,
                 warn_span: 12,
                 long_warn_run: 48,
                 long_halt_run: 128,
@@ -476,7 +483,7 @@ impl StreamSettings {
         check_off_or("dense_periods", s.dense_periods, 1, s.max_period)?;
         check_u32("halt_copies", s.halt_copies, 2, 1000)?;
         check_u32("halt_span", s.halt_span, 0, 65536)?;
-        check_off_or("warn_copies", s.warn_copies, 2, s.halt_copies)?;
+        check_off_or("warn_copies", s.warn_copies, 2, 1000)?;
         check_u32("warn_span", s.warn_span, 0, 65536)?;
         if !s.window.is_power_of_two() || s.window < 64 || s.window > MAX_WINDOW {
             return Err(ConfigError {

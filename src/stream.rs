@@ -136,7 +136,9 @@ impl StreamGuard {
             max_period: s.max_period,
             halt_copies: s.halt_copies,
             halt_span: s.halt_span,
-            warn_copies: s.warn_copies,
+            // A warning needs at most the copies a halt needs (`halt_copies` 2 with the
+            // default 3 warns at two).
+            warn_copies: s.warn_copies.min(s.halt_copies),
             warn_span: s.warn_span,
             long_warn_run: s.long_warn_run,
             long_halt_run: s.long_halt_run,

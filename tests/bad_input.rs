@@ -27,9 +27,9 @@ fn invalid_settings_name_the_field_and_the_range() {
         (err(|s| s.near_warn = f32::NAN), "near_warn", "above 0"),
         (err(|s| s.near_halt = 1.5), "near_halt", "0 (off)"),
         (
-            err(|s| s.warn_copies = 9),
+            err(|s| s.warn_copies = 1),
             "warn_copies",
-            "0 (off) or 2..=3",
+            "0 (off) or 2..=1000",
         ),
         (
             err(|s| s.structure_slack = 0.5),

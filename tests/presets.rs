@@ -219,19 +219,23 @@ fn a_long_block_repeated_halts_within_three_copies() {
     );
 }
 
+/// A block quoted once again from far back is how people write: it never halts, and it warns
+/// only with the strict preset, whose warnings come as early as they can.
 #[test]
-fn a_block_that_recurs_once_far_back_warns_but_does_not_halt() {
+fn a_block_that_recurs_once_far_back_does_not_halt_and_warns_only_when_strict() {
     let block = block_of_lines(40);
     let text = format!("{block}{}{block}", list());
-    let config = StreamConfig::default();
-    let mut g = StreamGuard::new(&config);
-    let mut warned = false;
-    for (id, piece) in common::tokenize(&text) {
-        let v = g.push_token(id, Some(&piece));
-        assert_ne!(v.action, Action::Halt, "{v:?}");
-        warned |= v.action == Action::Warn && v.kind == LoopKind::LongRepeat;
+    for (preset, warns) in [(Preset::Balanced, false), (Preset::Strict, true)] {
+        let config = StreamConfig::new(&StreamSettings::preset(preset)).unwrap();
+        let mut g = StreamGuard::new(&config);
+        let mut warned = false;
+        for (id, piece) in common::tokenize(&text) {
+            let v = g.push_token(id, Some(&piece));
+            assert_ne!(v.action, Action::Halt, "{preset:?}: {v:?}");
+            warned |= v.action == Action::Warn && v.kind == LoopKind::LongRepeat;
+        }
+        assert_eq!(warned, warns, "{preset:?}");
     }
-    assert!(warned);
 }
 
 #[test]
@@ -324,4 +328,38 @@ fn escalation_turns_persistent_warnings_into_a_halt() {
     settings.escalate_after = 64;
     let v = run(&settings, &text)[0].expect("halts once warnings persist");
     assert_eq!(v.kind, LoopKind::NearLoop);
+}
+
+/// A warning needs the copies a halt needs: at `balanced` a loop of one long sentence (its
+/// three copies past the span a halt needs) halts at its third copy with no warning at its
+/// second; `strict` still warns at the second. Asking for halts at two copies is
+/// accepted with the default `warn_copies` (a warning needs at most the copies a halt needs).
+#[test]
+fn warnings_come_with_the_third_copy_and_follow_halt_copies_down() {
+    let sentence = "The committee will review every single proposal again, carefully and in \
+                    full, before the next meeting of the board of directors. ";
+    let first_alarm = |settings: &StreamSettings| -> (Action, f32) {
+        let config = StreamConfig::new(settings).unwrap();
+        let mut g = StreamGuard::new(&config);
+        for (id, piece) in common::tokenize(&repeat(sentence, 6)) {
+            let v = g.push_token(id, Some(&piece));
+            if v.action > Action::Continue {
+                return (v.action, v.repeats);
+            }
+        }
+        (Action::Continue, 0.0)
+    };
+    let (action, repeats) = first_alarm(&StreamSettings::default());
+    assert_eq!(action, Action::Halt, "the first alarm is the halt");
+    assert!((3.0..4.0).contains(&repeats), "{repeats}");
+    let (action, repeats) = first_alarm(&StreamSettings::preset(Preset::Strict));
+    assert_eq!(action, Action::Warn, "strict warns first");
+    assert!(repeats < 3.0, "{repeats}");
+    let two = StreamSettings {
+        halt_copies: 2,
+        ..StreamSettings::default()
+    };
+    let (action, repeats) = first_alarm(&two);
+    assert_eq!(action, Action::Halt);
+    assert!((2.0..3.0).contains(&repeats), "{repeats}");
 }

@@ -101,7 +101,7 @@ fn the_readme_command_shows_the_halts_with_their_repeated_text() {
     );
     assert!(
         text.contains("halt at token 59 of 512: exact_loop, period 7")
-            && text.contains("repeating \" of patience and perseverance, a tale\""),
+            && text.contains("repeating \" a tale of patience and perseverance,\""),
         "{text}"
     );
     assert!(stderr(&o).is_empty(), "{}", stderr(&o));

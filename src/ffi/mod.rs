@@ -681,7 +681,7 @@ pub struct lg_stream_config {
     pub halt_copies: u32,
     /// Minimum repetitive span, in symbols, to halt.
     pub halt_span: u32,
-    /// Copies that warn; 0 = never.
+    /// Copies that warn; 0 = never; more than `halt_copies` warns with the halt.
     pub warn_copies: u32,
     /// Minimum span to warn.
     pub warn_span: u32,
