@@ -670,12 +670,10 @@ impl TextState {
                         let copies = f.span / f.period.max(1);
                         let end = base + i as u64;
                         let ladder = self.ladder_numbers(f.period, copies, end);
-                        let (numbers, regular) = (ladder.numbers, ladder.regular);
-                        found.lines_numbers = numbers;
-                        found.lines_counts = ladder.counts;
-                        if numbers == Numbers::Ladder && regular < copies {
+                        (found.lines_numbers, found.lines_counts) = (ladder.numbers, ladder.counts);
+                        if ladder.numbers == Numbers::Ladder && ladder.regular < copies {
                             // The ladder is the copies since its last irregular step.
-                            let cut = (copies - regular) * f.period;
+                            let cut = (copies - ladder.regular) * f.period;
                             found.lines.span -= cut;
                             found.lines.onset += cut as u64;
                         }
