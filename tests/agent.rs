@@ -1377,3 +1377,41 @@ fn runs_longer_than_the_window_stay_inside_it() {
     g.result(Some(b"a b"), None);
     assert!(g.memory_usage() < 1 << 20);
 }
+
+#[test]
+fn a_call_acting_on_what_the_agent_just_learnt_is_not_blocked() {
+    // SWE-agent's `open` on each directory of a path, an `ls` after each: the errors blame
+    // their argument, and each `ls` shows the next step down.
+    let walk = |g: &mut AgentGuard| {
+        let mut path = String::from("src");
+        for next in ["main", "java", "com", "fasterxml", "jackson", "core"] {
+            path = format!("{path}/{next}");
+            let err = format!("Error: {path} is a directory. You can only open files.");
+            let open = format!(r#"{{"command":"open {path}"}}"#);
+            step(g, "bash", &open, &err, Some(&err));
+            let listing = match next {
+                "main" => "java\nresources",
+                "java" => "com",
+                "com" => "fasterxml",
+                "fasterxml" => "jackson",
+                "jackson" => "core",
+                _ => "Base64Variant.java\nJsonParser.java\nJsonPointer.java",
+            };
+            let ls = format!(r#"{{"command":"ls {path}"}}"#);
+            step(g, "bash", &ls, listing, None);
+        }
+    };
+    let mut g = guard();
+    walk(&mut g);
+    // The file the last listing showed: a new attempt.
+    let file = r#"{"command":"open src/main/java/com/fasterxml/jackson/core/JsonPointer.java"}"#;
+    assert_eq!(g.call("bash", file.as_bytes()).action, Action::Continue);
+    // A path the agent learnt nothing about is still blocked, as after any dead end.
+    let mut g = guard();
+    walk(&mut g);
+    let v = g.call("bash", br#"{"command":"open docs/guide"}"#);
+    assert_eq!(
+        (v.action, v.kind),
+        (Action::Block, AgentLoopKind::SameError)
+    );
+}

@@ -1,6 +1,7 @@
 //! The detectors that read a call before it runs: the same call again (back to back,
 //! interleaved or in a cycle), a call like one that kept failing, and near duplicates.
 
+use super::text::ArgWords;
 use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
 use crate::Action;
 
@@ -201,7 +202,11 @@ impl AgentGuard {
         found.push(f);
     }
 
-    /// Calls to a tool whose errors reached the block count are blocked whatever the arguments.
+    /// Calls to a tool whose errors reached the block count are blocked whatever the
+    /// arguments, unless those errors each blamed the argument they failed on (`src/main is a
+    /// directory`) and this call uses a word the agent has just learnt from the latest result
+    /// that none of them tried (the file the `ls` after them listed): it acts on something
+    /// new, and may work. It still counts, and warns, if it fails the same way.
     pub(super) fn dead_end_at_call(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         if s.same_error.is_off() || self.calls[me].failure_tolerant || me == 0 {
             return;
@@ -216,9 +221,17 @@ impl AgentGuard {
             return; // its last call succeeded
         };
         let calls = self.errors_like(s, me, tool, fp, false);
+        // Errors that each blamed their argument, and a call with an argument just learnt
+        // that none of them tried: a new attempt.
+        let new_argument = calls.iter().all(|&i| self.calls[i].error_names_args) && {
+            let tried: Vec<ArgWords> = (calls.iter())
+                .map(|&i| ArgWords::of(self.calls[i].args_head.bytes()))
+                .collect();
+            ArgWords::of(self.calls[me].args_head.bytes()).uses_new(&self.learnt, &tried)
+        };
         let count = calls.len() as u32;
         let a = s.same_error.action(count);
-        if a >= Action::Block {
+        if a >= Action::Block && !new_argument {
             let mut f = Finding::new(
                 AgentLoopKind::SameError,
                 a,

@@ -68,7 +68,7 @@ use self::failure::reported_failure;
 use self::memory::LoopMemory;
 pub use self::memory::{MemoryError, MAX_MEMORY, MAX_MEMORY_BYTES};
 use self::shell::ShellEffect;
-use self::text::{failure_fingerprint, result_fingerprints, ArgWords};
+use self::text::{failure_fingerprint, result_fingerprints, ArgWords, Learnt};
 use self::topic::WordSet;
 pub use self::verdict::{AgentLoopKind, AgentStats, AgentVerdict, Reason, Recommendation};
 use crate::{Action, StreamGuard};
@@ -116,6 +116,8 @@ struct CallRec {
     /// tells the same command's same failure before and after an edit.
     placeless: Option<u64>,
     error: Option<u64>,
+    /// Its error named one of its arguments (see `ArgWords::named_in`).
+    error_names_args: bool,
     result_len: usize,
     /// The outcome was new to the window: the agent learnt something.
     novel: bool,
@@ -197,6 +199,8 @@ pub struct AgentGuard {
     verdict: AgentVerdict,
     stats: AgentStats,
     scratch: Vec<u8>,
+    /// The words of the latest result, when it succeeded and was new (see `Learnt`).
+    learnt: Learnt,
     /// Loops reported in this session or imported from earlier ones (see [`memory`]).
     memory: LoopMemory,
     /// The key of the last loop recorded, to record a loop once, not at every repeat.
@@ -251,6 +255,7 @@ impl AgentGuard {
             verdict: AgentVerdict::default(),
             stats: AgentStats::default(),
             scratch: Vec::new(),
+            learnt: Learnt::default(),
             memory: LoopMemory::default(),
             last_memo: None,
         }
@@ -299,6 +304,7 @@ impl AgentGuard {
         self.failure_epoch = self.step;
         self.cwd.clear();
         self.cd = None;
+        self.learnt.clear();
         self.rejections = 0;
         self.strikes = 0;
         self.blocks = 0;
@@ -491,6 +497,7 @@ impl AgentGuard {
             outcome: None,
             placeless: None,
             error: None,
+            error_names_args: false,
             result_len: 0,
             novel: false,
             answered: false,
@@ -574,8 +581,10 @@ impl AgentGuard {
         {
             error = None;
         }
+        let mut names_args = false;
         let err_fp = error.map(|e| {
             let args = ArgWords::of(self.calls[me].args_head.bytes());
+            names_args = args.named_in(e);
             failure_fingerprint(e, output.unwrap_or_default(), &args, &mut self.scratch)
         });
         let config = self.config.clone();
@@ -602,11 +611,17 @@ impl AgentGuard {
             c.placeless = (!silent)
                 .then(|| xxh3_64_with_seed(&out_placeless.to_le_bytes(), err_fp.unwrap_or(0)));
             c.error = err_fp;
+            c.error_names_args = names_args;
             c.result_len = out_len;
             c.novel = novel;
             c.answered = true;
             c.wrote = wrote;
             c.nothing_found = nothing_found;
+        }
+        if err_fp.is_none() && novel && !silent {
+            self.learnt.learn(output.unwrap_or_default());
+        } else {
+            self.learnt.clear();
         }
         if wrote {
             self.failure_epoch = step;

@@ -405,22 +405,96 @@ impl ArgWords {
         }
     }
 
+    /// The error names one of the call's argument words, its first (the program, or a JSON
+    /// tool's first key) aside: `E: Unable to locate package default-jdk`, `src/main is a
+    /// directory`, not `javac: command not found`.
+    pub(crate) fn named_in(&self, error: &[u8]) -> bool {
+        error
+            .split(|&b| !is_arg_byte(b))
+            .any(|w| self.echoes(w) && !self.is_first(w))
+    }
+
+    /// `word` (surrounding punctuation aside) is the first of the words.
+    fn is_first(&self, word: &[u8]) -> bool {
+        let t = trim_to_arg_bytes(word);
+        self.len > 0 && t.len() >= 3 && self.hashes[0] == word_hash(t)
+    }
+
     /// `word` of an error message (surrounding punctuation aside) is one of the words.
     fn echoes(&self, word: &[u8]) -> bool {
         if self.len == 0 {
             return false;
         }
-        let start = word
-            .iter()
-            .position(|&b| is_arg_byte(b))
-            .unwrap_or(word.len());
-        let end = word
-            .iter()
-            .rposition(|&b| is_arg_byte(b))
-            .map_or(start, |e| e + 1);
-        let w = &word[start..end];
+        let w = trim_to_arg_bytes(word);
         w.len() >= 3 && self.hashes[..self.len].contains(&word_hash(w))
     }
+}
+
+/// The words of a call's latest result (names, paths, values it listed), as a Bloom filter of
+/// `LEARNT_WORDS` bits: what the agent has just learnt, so that a call using one of them is
+/// known to act on it. Words as arguments are cut (`ArgWords`), from the first
+/// `LEARNT_BYTES` bytes of the output.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Learnt {
+    bits: [u64; LEARNT_WORDS / 64],
+}
+
+/// Bits of the filter: a listing of a few hundred names sets under a third of them.
+const LEARNT_WORDS: usize = 2048;
+/// Bytes of a result read for its words.
+const LEARNT_BYTES: usize = 4 * 1024;
+
+impl Learnt {
+    /// Learns the words of `output`, forgetting those of the result before.
+    pub(crate) fn learn(&mut self, output: &[u8]) {
+        self.clear();
+        for w in output[..output.len().min(LEARNT_BYTES)].split(|&b| !is_arg_byte(b)) {
+            if w.len() >= 3 {
+                let h = word_hash(w);
+                for k in [h, h.rotate_left(16).wrapping_mul(FNV32_PRIME)] {
+                    let bit = k as usize % LEARNT_WORDS;
+                    self.bits[bit / 64] |= 1 << (bit % 64);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.bits = [0; LEARNT_WORDS / 64];
+    }
+
+    fn holds(&self, h: u32) -> bool {
+        [h, h.rotate_left(16).wrapping_mul(FNV32_PRIME)]
+            .iter()
+            .all(|&k| {
+                let bit = k as usize % LEARNT_WORDS;
+                self.bits[bit / 64] & (1 << (bit % 64)) != 0
+            })
+    }
+}
+
+impl ArgWords {
+    /// One of these words, the first aside, was learnt from the latest result and is in
+    /// none of `tried`: the call acts on something new.
+    pub(crate) fn uses_new(&self, learnt: &Learnt, tried: &[ArgWords]) -> bool {
+        self.hashes[..self.len]
+            .iter()
+            .skip(1)
+            .any(|&h| learnt.holds(h) && !tried.iter().any(|t| t.hashes[..t.len].contains(&h)))
+    }
+}
+
+/// `word` without the punctuation around it: from its first argument byte to its last.
+fn trim_to_arg_bytes(word: &[u8]) -> &[u8] {
+    let start = word
+        .iter()
+        .position(|&b| is_arg_byte(b))
+        .unwrap_or(word.len());
+    let end = word
+        .iter()
+        .rposition(|&b| is_arg_byte(b))
+        .map_or(start, |e| e + 1);
+    &word[start..end]
 }
 
 /// The hash of an argument word, ASCII case ignored.
