@@ -450,9 +450,7 @@ impl Learnt {
         self.clear();
         for w in output[..output.len().min(LEARNT_BYTES)].split(|&b| !is_arg_byte(b)) {
             if w.len() >= 3 {
-                let h = word_hash(w);
-                for k in [h, h.rotate_left(16).wrapping_mul(FNV32_PRIME)] {
-                    let bit = k as usize % LEARNT_WORDS;
+                for bit in Learnt::bits_of(word_hash(w)) {
                     self.bits[bit / 64] |= 1 << (bit % 64);
                 }
             }
@@ -464,12 +462,14 @@ impl Learnt {
     }
 
     fn holds(&self, h: u32) -> bool {
-        [h, h.rotate_left(16).wrapping_mul(FNV32_PRIME)]
+        Learnt::bits_of(h)
             .iter()
-            .all(|&k| {
-                let bit = k as usize % LEARNT_WORDS;
-                self.bits[bit / 64] & (1 << (bit % 64)) != 0
-            })
+            .all(|&bit| self.bits[bit / 64] & (1 << (bit % 64)) != 0)
+    }
+
+    /// The two bits a word of hash `h` sets.
+    fn bits_of(h: u32) -> [usize; 2] {
+        [h, h.rotate_left(16).wrapping_mul(FNV32_PRIME)].map(|k| k as usize % LEARNT_WORDS)
     }
 }
 
