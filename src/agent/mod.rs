@@ -618,7 +618,11 @@ impl AgentGuard {
             c.wrote = wrote;
             c.nothing_found = nothing_found;
         }
-        if err_fp.is_none() && novel && !silent {
+        // What this result taught matters only to a dead end of errors that blamed their
+        // arguments (`dead_end_at_call`): learnt only while one is in the error window.
+        let blamed =
+            (self.calls.iter().rev().take(s.error_window as usize)).any(|c| c.error_names_args);
+        if err_fp.is_none() && novel && !silent && blamed {
             self.learnt.learn(output.unwrap_or_default());
         } else {
             self.learnt.clear();
