@@ -539,6 +539,34 @@ fn digits_and_line_breaks_are_symbols_as_text() {
     }
 }
 
+/// As text, a run of non-space bytes longer than two tokens' worth (8 bytes) is cut where word
+/// bytes and punctuation meet, as tokenizers cut it: a quoted name written again and again in
+/// one line (SmolLM2's `'git-branch-show.py', ` thirty times) is a loop of several symbols a
+/// copy, as it is of several tokens, and halts as soon as it does with pieces. Whole, each copy
+/// was one symbol, and a loop of one symbol waits for 40 of them.
+#[test]
+fn a_quoted_name_repeated_in_a_line_halts_as_text() {
+    let line = format!(
+        "def show(repo):\n    path = os.path.join(repo, 'git-branch-path.sh', {})\n",
+        "'git-branch-show.py', ".repeat(30)
+    );
+    let s = StreamSettings::preset(Preset::Balanced);
+    let [tokens, text] = halts(&s, &line);
+    assert!(tokens.is_some(), "with pieces: {tokens:?}");
+    assert!(text.is_some(), "as text: {text:?}");
+    // Long words of prose and names in code that do not repeat are cut too, and say nothing
+    // more than they did.
+    let prose = "Internationalization responsibilities, notwithstanding extraordinary \
+        circumstances, necessitate comprehensive documentation: interoperability, \
+        accountability and maintainability. "
+        .to_string()
+        + "def get_configuration_directory(environment_variables, application_name):\n    \
+           return os.path.join(environment_variables['XDG_CONFIG_HOME'], application_name)\n";
+    for s in presets() {
+        assert_eq!(halts(&s, &prose).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+}
+
 /// Code written with a repetition inside one line of ordinary length (a literal, a test
 /// string) does not halt; the same repetition run far past any line a person writes does.
 #[test]
