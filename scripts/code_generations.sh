@@ -14,7 +14,8 @@
 # fresh prompt set (48 prompts written after the rules were fitted to the first) into
 # OUT_DIR/code-fresh-{smollm2,gemma3-base}.jsonl; PROMPTS=scripts/data/code_prompts_third.txt
 # TAG=code-third the third (48 prompts written after a later session's rules), greedy and
-# sampled, about 25 minutes.
+# sampled, about 25 minutes; PROMPTS=scripts/data/code_prompts_fourth.txt TAG=code-fourth the
+# fourth (48 more, a round later), greedy and sampled.
 #
 # About 2 hours on 2 cores. The hand labels are scripts/data/code_labels.jsonl.
 set -euo pipefail

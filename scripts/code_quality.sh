@@ -27,7 +27,9 @@
 #     (scripts/data/code_labels.jsonl; see scripts/data/README.md), and the second prompt set
 #     (scripts/data/code_prompts_fresh.txt, target/corpus/code-fresh-*.jsonl, labels in
 #     scripts/data/code_labels_fresh.jsonl), and the third (scripts/data/code_prompts_third.txt,
-#     greedy and sampled, target/corpus/code-third-*.jsonl, scripts/data/code_labels_third.jsonl).
+#     greedy and sampled, target/corpus/code-third-*.jsonl, scripts/data/code_labels_third.jsonl),
+#     and the fourth (scripts/data/code_prompts_fourth.txt, greedy and sampled,
+#     target/corpus/code-fourth-*.jsonl, scripts/data/code_labels_fourth.jsonl).
 #  3. Coding agents: examples/coding_agent_quality on ../shared/corpus/coding_agents.jsonl with
 #     the project's hand labels (scripts/data/coding_agent_labels.jsonl).
 set -euo pipefail
@@ -115,7 +117,7 @@ else
 fi
 # The second and third prompt sets, each read the same way (scripts/data/code_labels_SET.jsonl):
 # SET, the configurations it was generated with.
-for part in "fresh greedy" "third greedy,t07"; do
+for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07"; do
   set -- $part
   files=$(ls "target/corpus/code-$1-smollm2.jsonl" "target/corpus/code-$1-gemma3-base.jsonl" 2>/dev/null || true)
   if [ -z "$files" ]; then
