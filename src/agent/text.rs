@@ -434,13 +434,22 @@ impl ArgWords {
 /// `LEARNT_WORDS` bits: what the agent has just learnt, so that a call using one of them is
 /// known to act on it. Words as arguments are cut (`ArgWords`), from the first
 /// `LEARNT_BYTES` bytes of the output.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Learnt {
     bits: [u64; LEARNT_WORDS / 64],
 }
 
-/// Bits of the filter: a listing of a few hundred names sets under a third of them.
-const LEARNT_WORDS: usize = 2048;
+impl Default for Learnt {
+    fn default() -> Learnt {
+        Learnt {
+            bits: [0; LEARNT_WORDS / 64],
+        }
+    }
+}
+
+/// Bits of the filter: the words of `LEARNT_BYTES` of output (some 600) set about a quarter of
+/// them, so a word the result did not hold reads as learnt about once in sixteen (two bits).
+const LEARNT_WORDS: usize = 4096;
 /// Bytes of a result read for its words.
 const LEARNT_BYTES: usize = 4 * 1024;
 
