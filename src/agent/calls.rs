@@ -221,17 +221,9 @@ impl AgentGuard {
             return; // its last call succeeded
         };
         let calls = self.errors_like(s, me, tool, fp, false);
-        // Errors that each blamed their argument, and a call with an argument just learnt
-        // that none of them tried: a new attempt.
-        let new_argument = calls.iter().all(|&i| self.calls[i].error_names_args) && {
-            let tried: Vec<ArgWords> = (calls.iter())
-                .map(|&i| ArgWords::of(self.calls[i].args_head.bytes()))
-                .collect();
-            ArgWords::of(self.calls[me].args_head.bytes()).uses_new(&self.learnt, &tried)
-        };
         let count = calls.len() as u32;
         let a = s.same_error.action(count);
-        if a >= Action::Block && !new_argument {
+        if a >= Action::Block && !self.new_attempt(me, &calls) {
             let mut f = Finding::new(
                 AgentLoopKind::SameError,
                 a,
@@ -242,6 +234,17 @@ impl AgentGuard {
             f.calls = calls;
             f.calls.push(me);
             found.push(f);
+        }
+    }
+
+    /// Call `me` is a new attempt after the failed `calls`: each of their errors blamed its
+    /// argument, and `me` uses a word the latest result taught that none of them tried.
+    fn new_attempt(&self, me: usize, calls: &[usize]) -> bool {
+        calls.iter().all(|&i| self.calls[i].error_names_args) && {
+            let tried: Vec<ArgWords> = (calls.iter())
+                .map(|&i| ArgWords::of(self.calls[i].args_head.bytes()))
+                .collect();
+            ArgWords::of(self.calls[me].args_head.bytes()).uses_new(&self.learnt, &tried)
         }
     }
 

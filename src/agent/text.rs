@@ -409,15 +409,8 @@ impl ArgWords {
     /// tool's first key) aside: `E: Unable to locate package default-jdk`, `src/main is a
     /// directory`, not `javac: command not found`.
     pub(crate) fn named_in(&self, error: &[u8]) -> bool {
-        error
-            .split(|&b| !is_arg_byte(b))
-            .any(|w| self.echoes(w) && !self.is_first(w))
-    }
-
-    /// `word` (surrounding punctuation aside) is the first of the words.
-    fn is_first(&self, word: &[u8]) -> bool {
-        let t = trim_to_arg_bytes(word);
-        self.len > 0 && t.len() >= 3 && self.hashes[0] == word_hash(t)
+        let rest = self.hashes[..self.len].get(1..).unwrap_or_default();
+        (error.split(|&b| !is_arg_byte(b))).any(|w| w.len() >= 3 && rest.contains(&word_hash(w)))
     }
 
     /// `word` of an error message (surrounding punctuation aside) is one of the words.
@@ -425,7 +418,15 @@ impl ArgWords {
         if self.len == 0 {
             return false;
         }
-        let w = trim_to_arg_bytes(word);
+        let start = word
+            .iter()
+            .position(|&b| is_arg_byte(b))
+            .unwrap_or(word.len());
+        let end = word
+            .iter()
+            .rposition(|&b| is_arg_byte(b))
+            .map_or(start, |e| e + 1);
+        let w = &word[start..end];
         w.len() >= 3 && self.hashes[..self.len].contains(&word_hash(w))
     }
 }
@@ -467,7 +468,7 @@ impl Learnt {
     }
 
     pub(crate) fn clear(&mut self) {
-        self.bits = [0; LEARNT_WORDS / 64];
+        *self = Learnt::default();
     }
 
     fn holds(&self, h: u32) -> bool {
@@ -491,19 +492,6 @@ impl ArgWords {
             .skip(1)
             .any(|&h| learnt.holds(h) && !tried.iter().any(|t| t.hashes[..t.len].contains(&h)))
     }
-}
-
-/// `word` without the punctuation around it: from its first argument byte to its last.
-fn trim_to_arg_bytes(word: &[u8]) -> &[u8] {
-    let start = word
-        .iter()
-        .position(|&b| is_arg_byte(b))
-        .unwrap_or(word.len());
-    let end = word
-        .iter()
-        .rposition(|&b| is_arg_byte(b))
-        .map_or(start, |e| e + 1);
-    &word[start..end]
 }
 
 /// The hash of an argument word, ASCII case ignored.
