@@ -236,7 +236,6 @@ impl StreamSettings {
                 halt_copies: 4,
                 halt_span: 64,
                 warn_span: 32,
-                long_warn_run: 128,
                 long_halt_run: 512,
                 near_warn: 0.45,
                 near_halt: 0.55,

@@ -3,7 +3,7 @@
 //! with the SmolLM2 tokenizer (`scripts/human_text.py`). The full corpora are measured by
 //! `examples/quality.rs`; these samples keep the main promises under test on every clone.
 
-use loopguard::{LoopKind, Preset, StreamConfig, StreamGuard};
+use loopguard::{Action, LoopKind, Preset, StreamConfig, StreamGuard, Verdict};
 
 mod common;
 
@@ -133,41 +133,50 @@ fn near_loops_halt_where_the_text_shows_prose_and_only_warn_elsewhere() {
     );
 }
 
+/// The licence terms of the notices below: a passage of about 180 tokens, in words of its own.
+const TERMS: &str = "Anyone who receives a copy of this package and the notes that come with it \
+    may use it, change it, join it with other work, publish it, hand it on, grant others \
+    the same rights, and sell copies of it, without paying for any of this, provided that \
+    the notice of ownership above and this grant of rights are kept in every copy or in \
+    every large part of the package that is passed on.\n\nThe package comes as it is, with \
+    no promise of any kind, stated or implied, including but not limited to promises that \
+    it can be sold, that it fits any purpose, or that it breaks no one else's rights. The \
+    people who wrote it or who own it shall in no case be held to answer for any claim, \
+    loss or other duty, whether under a contract, a wrong or anything else, that comes \
+    from, out of or in connection with the package or its use or other dealings in it.\n\n";
+
+const OWNERS: [&str; 8] = [
+    "Ada Moreau",
+    "Bram Okafor",
+    "Chen Lindqvist",
+    "Dara Novak",
+    "Emeka Sato",
+    "Farah Kowalski",
+    "Goran Abe",
+    "Hana Oyelaran",
+];
+
+/// A notices file: for each component a heading, a copyright line, then the same terms.
+fn notices() -> String {
+    let mut doc = String::from("# Notices for the components shipped in this release\n\n");
+    for (i, owner) in OWNERS.iter().enumerate() {
+        doc += &format!(
+            "## component-{}\n\nCopyright (c) {} {owner}\n\n",
+            i * 7 + 3,
+            2011 + i
+        );
+        doc += TERMS;
+    }
+    doc
+}
+
 /// A document that quotes one long passage for each component it ships (a notices file: a
 /// heading, a copyright line, then the same licence terms) repeats far more than any model
 /// loop, but one recurrence at a time, each copy a passage length after the last: no halt,
 /// as ids with pieces or as text. The same passage stuttering within itself still halts.
 #[test]
 fn a_passage_quoted_for_each_component_does_not_halt() {
-    let terms = "Anyone who receives a copy of this package and the notes that come with it \
-        may use it, change it, join it with other work, publish it, hand it on, grant others \
-        the same rights, and sell copies of it, without paying for any of this, provided that \
-        the notice of ownership above and this grant of rights are kept in every copy or in \
-        every large part of the package that is passed on.\n\nThe package comes as it is, with \
-        no promise of any kind, stated or implied, including but not limited to promises that \
-        it can be sold, that it fits any purpose, or that it breaks no one else's rights. The \
-        people who wrote it or who own it shall in no case be held to answer for any claim, \
-        loss or other duty, whether under a contract, a wrong or anything else, that comes \
-        from, out of or in connection with the package or its use or other dealings in it.\n\n";
-    let owners = [
-        "Ada Moreau",
-        "Bram Okafor",
-        "Chen Lindqvist",
-        "Dara Novak",
-        "Emeka Sato",
-        "Farah Kowalski",
-        "Goran Abe",
-        "Hana Oyelaran",
-    ];
-    let mut doc = String::from("# Notices for the components shipped in this release\n\n");
-    for (i, owner) in owners.iter().enumerate() {
-        doc += &format!(
-            "## component-{}\n\nCopyright (c) {} {owner}\n\n",
-            i * 7 + 3,
-            2011 + i
-        );
-        doc += terms;
-    }
+    let (terms, owners, doc) = (TERMS, OWNERS, notices());
     for preset in [Preset::Balanced, Preset::Lenient] {
         let config = StreamConfig::preset(preset);
         let v = common::feed_tokenized(&mut StreamGuard::new(&config), &doc);
@@ -187,5 +196,44 @@ fn a_passage_quoted_for_each_component_does_not_halt() {
         }
         let v = common::feed_text(&mut StreamGuard::new(&config), stutter.as_bytes(), 16);
         assert!(v.is_some(), "{preset:?} let the stutter through as text");
+    }
+}
+
+/// Nor does it warn, but with the strict preset: coverage whose repeats come from further back
+/// than half the near window is a passage quoted once again, a long repeat's evidence, and only
+/// strict warns on those. As tokens with pieces and as text, where the terms differ from copy
+/// to copy by the copyright line alone.
+#[test]
+fn a_passage_quoted_for_each_component_warns_only_when_strict() {
+    let doc = notices();
+    let text_chunks = |guard: &mut StreamGuard| {
+        let mut verdicts: Vec<Verdict> = doc
+            .as_bytes()
+            .chunks(16)
+            .map(|c| guard.push_text(c))
+            .collect();
+        verdicts.push(guard.finish_text());
+        verdicts
+    };
+    for (preset, warns) in [
+        (Preset::Balanced, false),
+        (Preset::Lenient, false),
+        (Preset::Strict, true),
+    ] {
+        let config = StreamConfig::preset(preset);
+        let mut g = StreamGuard::new(&config);
+        let as_tokens: Vec<Verdict> = common::tokenize(&doc)
+            .into_iter()
+            .map(|(id, piece)| g.push_token(id, Some(&piece)))
+            .collect();
+        let as_text = text_chunks(&mut StreamGuard::new(&config));
+        for (how, verdicts) in [("tokens", as_tokens), ("text", as_text)] {
+            let warned = verdicts.iter().find(|v| v.action == Action::Warn);
+            assert!(
+                verdicts.iter().all(|v| v.action != Action::Halt),
+                "{preset:?} halted the notices as {how}"
+            );
+            assert_eq!(warned.is_some(), warns, "{preset:?} as {how}: {warned:?}");
+        }
     }
 }

@@ -225,7 +225,11 @@ fn a_long_block_repeated_halts_within_three_copies() {
 fn a_block_that_recurs_once_far_back_does_not_halt_and_warns_only_when_strict() {
     let block = block_of_lines(40);
     let text = format!("{block}{}{block}", list());
-    for (preset, warns) in [(Preset::Balanced, false), (Preset::Strict, true)] {
+    for (preset, warns) in [
+        (Preset::Balanced, false),
+        (Preset::Lenient, false),
+        (Preset::Strict, true),
+    ] {
         let config = StreamConfig::new(&StreamSettings::preset(preset)).unwrap();
         let mut g = StreamGuard::new(&config);
         let mut warned = false;

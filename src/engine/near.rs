@@ -78,7 +78,9 @@ impl Engine {
         // Coverage held long enough, and the text has stopped saying anything new.
         let level = if halting && self.near_streak > patience && self.says_nothing_new {
             Action::Halt
-        } else if self.says_little_new {
+        } else if self.says_little_new
+            && (2 * self.last_dist as u64 <= w || self.p.long_warn_run > 0)
+        {
             Action::Warn
         } else {
             return Finding::default();
