@@ -179,6 +179,8 @@ pub(crate) struct Engine {
     /// Positions since coverage reached the halt level pushed while the latest repeat came
     /// from within half the near window.
     near_streak: u32,
+    /// The latest position at which the latest repeat came from within half the near window.
+    near_close: u64,
     /// Multiplies near-loop patience (code blocks, tables).
     pub slack: f32,
     /// The symbol about to be pushed lies in code, a table or an indented block: it never
@@ -259,6 +261,7 @@ impl Engine {
                 p.near_window
             },
             near_streak: 0,
+            near_close: 0,
             near_since: NOT_NEAR,
             last_dist: 0,
             dense_at: 0,
@@ -351,6 +354,7 @@ impl Engine {
                 halt_need,
                 any_need,
                 near_streak,
+                near_close,
                 slack,
                 structured,
                 text_known,
@@ -378,6 +382,7 @@ impl Engine {
         self.cover.fill(0);
         self.cover_sum = 0;
         self.near_streak = 0;
+        self.near_close = 0;
         self.set_near_since(NOT_NEAR);
         self.last_dist = 0;
         self.near_prev = 0;

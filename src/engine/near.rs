@@ -67,8 +67,12 @@ impl Engine {
         // neither count nor break the count while coverage holds. A document that quotes one
         // passage again and again far apart (a licence for each component it ships) is
         // covered as densely, but by one recurrence at a time: evidence of less than one copy.
+        let close = 2 * self.last_dist as u64 <= w;
+        if close {
+            self.near_close = pos;
+        }
         if halting {
-            if 2 * self.last_dist as u64 <= w {
+            if close {
                 self.near_streak += 1;
             }
         } else {
@@ -79,7 +83,7 @@ impl Engine {
         let level = if halting && self.near_streak > patience && self.says_nothing_new {
             Action::Halt
         } else if self.says_little_new
-            && (2 * self.last_dist as u64 <= w || self.p.long_warn_run > 0)
+            && (pos - self.near_close <= w / 2 || self.p.long_warn_run > 0)
         {
             Action::Warn
         } else {
