@@ -1378,40 +1378,77 @@ fn runs_longer_than_the_window_stay_inside_it() {
     assert!(g.memory_usage() < 1 << 20);
 }
 
+/// SWE-agent's `open` on each directory of a path, an `ls` after each: the errors blame their
+/// argument, and each `ls` shows the next step down (a listing of one short name, too). The
+/// actions of every call and result, in order.
+fn walk_down_by_open(g: &mut AgentGuard) -> Vec<Action> {
+    let mut path = String::from("src");
+    let mut actions = Vec::new();
+    for next in ["main", "java", "com", "fasterxml", "jackson", "core"] {
+        path = format!("{path}/{next}");
+        let err = format!("Error: {path} is a directory. You can only open files.");
+        let open = format!(r#"{{"command":"open {path}"}}"#);
+        actions.extend(step(g, "bash", &open, &err, Some(&err)));
+        let listing = match next {
+            "main" => "java\nresources",
+            "java" => "com",
+            "com" => "fasterxml",
+            "fasterxml" => "jackson",
+            "jackson" => "core",
+            _ => "Base64Variant.java\nJsonParser.java\nJsonPointer.java",
+        };
+        let ls = format!(r#"{{"command":"ls {path}"}}"#);
+        actions.extend(step(g, "bash", &ls, listing, None));
+    }
+    actions
+}
+
 #[test]
 fn a_call_acting_on_what_the_agent_just_learnt_is_not_blocked() {
-    // SWE-agent's `open` on each directory of a path, an `ls` after each: the errors blame
-    // their argument, and each `ls` shows the next step down.
-    let walk = |g: &mut AgentGuard| {
-        let mut path = String::from("src");
-        for next in ["main", "java", "com", "fasterxml", "jackson", "core"] {
-            path = format!("{path}/{next}");
-            let err = format!("Error: {path} is a directory. You can only open files.");
-            let open = format!(r#"{{"command":"open {path}"}}"#);
-            step(g, "bash", &open, &err, Some(&err));
-            let listing = match next {
-                "main" => "java\nresources",
-                "java" => "com",
-                "com" => "fasterxml",
-                "fasterxml" => "jackson",
-                "jackson" => "core",
-                _ => "Base64Variant.java\nJsonParser.java\nJsonPointer.java",
-            };
-            let ls = format!(r#"{{"command":"ls {path}"}}"#);
-            step(g, "bash", &ls, listing, None);
-        }
-    };
     let mut g = guard();
-    walk(&mut g);
+    walk_down_by_open(&mut g);
     // The file the last listing showed: a new attempt.
     let file = r#"{"command":"open src/main/java/com/fasterxml/jackson/core/JsonPointer.java"}"#;
     assert_eq!(g.call("bash", file.as_bytes()).action, Action::Continue);
     // A path the agent learnt nothing about is still blocked, as after any dead end.
     let mut g = guard();
-    walk(&mut g);
+    walk_down_by_open(&mut g);
     let v = g.call("bash", br#"{"command":"open docs/guide"}"#);
     assert_eq!(
         (v.action, v.kind),
         (Action::Block, AgentLoopKind::SameError)
     );
+}
+
+/// Nor warned while it acts on what it learnt: each failure of the walk down blamed its own
+/// argument, and each next `open` uses the name the `ls` before it listed. The same `open`
+/// failing again on what it already tried is a dead end, and warns at its third failure.
+#[test]
+fn a_walk_down_the_directories_is_not_a_repeated_error() {
+    let mut g = guard();
+    let actions = walk_down_by_open(&mut g);
+    assert!(
+        actions.iter().all(|&a| a == Action::Continue),
+        "{actions:?}"
+    );
+    let mut g = guard();
+    let err = "Error: src/main is a directory. You can only open files.";
+    let mut last = [Action::Continue; 2];
+    for _ in 0..3 {
+        last = step(
+            &mut g,
+            "bash",
+            r#"{"command":"open src/main"}"#,
+            err,
+            Some(err),
+        );
+        step(
+            &mut g,
+            "bash",
+            r#"{"command":"ls src/main"}"#,
+            "java\nresources",
+            None,
+        );
+    }
+    assert_eq!(last[1], Action::Warn);
 }

@@ -239,7 +239,7 @@ impl AgentGuard {
 
     /// Call `me` is a new attempt after the failed `calls`: each of their errors blamed its
     /// argument, and `me` uses a word the latest result taught that none of them tried.
-    fn new_attempt(&self, me: usize, calls: &[usize]) -> bool {
+    pub(super) fn new_attempt(&self, me: usize, calls: &[usize]) -> bool {
         calls.iter().all(|&i| self.calls[i].error_names_args) && {
             let tried: Vec<ArgWords> = (calls.iter())
                 .map(|&i| ArgWords::of(self.calls[i].args_head.bytes()))

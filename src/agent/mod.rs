@@ -618,15 +618,6 @@ impl AgentGuard {
             c.wrote = wrote;
             c.nothing_found = nothing_found;
         }
-        // What this result taught matters only to a dead end of errors that blamed their
-        // arguments (`dead_end_at_call`): learnt only while one is in the error window.
-        let blamed =
-            (self.calls.iter().rev().take(s.error_window as usize)).any(|c| c.error_names_args);
-        if err_fp.is_none() && novel && !silent && blamed {
-            self.learnt.learn(output.unwrap_or_default());
-        } else {
-            self.learnt.clear();
-        }
         if wrote {
             self.failure_epoch = step;
             self.version += 1;
@@ -656,6 +647,17 @@ impl AgentGuard {
             if err_fp.is_none() {
                 self.same_result(s, me, &mut found);
             }
+        }
+        // What this result taught matters only to a dead end of errors that blamed their
+        // arguments (`new_attempt`): learnt only while one is in the error window. Learnt
+        // after the rules above, which judge this call by what it knew when it was made. A
+        // short output teaches too (`ls` answering `com`), though it says nothing of progress.
+        let blamed =
+            (self.calls.iter().rev().take(s.error_window as usize)).any(|c| c.error_names_args);
+        if err_fp.is_none() && (novel || silent) && blamed {
+            self.learnt.learn(output.unwrap_or_default());
+        } else {
+            self.learnt.clear();
         }
         // The call already ran: a block becomes a warning now and applies to the next call.
         for f in &mut found {

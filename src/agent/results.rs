@@ -92,6 +92,11 @@ impl AgentGuard {
         }
         let c = &self.calls[me];
         let calls = self.errors_like(s, me, c.tool, c.error.expect("an error"), true);
+        if let Some((&last, before)) = calls.split_last() {
+            if last == me && !before.is_empty() && self.new_attempt(me, before) {
+                return;
+            }
+        }
         let t = s.same_error;
         found.extend(Finding::of_calls(
             AgentLoopKind::SameError,
