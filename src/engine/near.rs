@@ -69,7 +69,7 @@ impl Engine {
         // covered as densely, but by one recurrence at a time: evidence of less than one copy.
         let close = 2 * self.last_dist as u64 <= w;
         if close {
-            self.near_close = pos;
+            self.near_close = pos as u32;
         }
         if halting {
             if close {
@@ -83,7 +83,8 @@ impl Engine {
         let level = if halting && self.near_streak > patience && self.says_nothing_new {
             Action::Halt
         } else if self.says_little_new
-            && (pos - self.near_close <= w / 2 || self.p.long_warn_run > 0)
+            && ((pos as u32).wrapping_sub(self.near_close) as u64 <= w / 2
+                || self.p.long_warn_run > 0)
         {
             Action::Warn
         } else {
