@@ -47,6 +47,12 @@ impl Engine {
 
     pub(super) fn near_finding(&mut self, pos: u64) -> Finding {
         let w = self.p.near_window as u64;
+        // Where the latest repeat last came from within half the window (two copies in view),
+        // noted while the window fills too: a warning needs one in the last half window.
+        let close = 2 * self.last_dist as u64 <= w;
+        if close {
+            self.near_close = pos as u32;
+        }
         if pos + 1 < w + self.floor {
             return Finding::default();
         }
@@ -67,10 +73,6 @@ impl Engine {
         // neither count nor break the count while coverage holds. A document that quotes one
         // passage again and again far apart (a licence for each component it ships) is
         // covered as densely, but by one recurrence at a time: evidence of less than one copy.
-        let close = 2 * self.last_dist as u64 <= w;
-        if close {
-            self.near_close = pos as u32;
-        }
         if halting {
             if close {
                 self.near_streak += 1;
