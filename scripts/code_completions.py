@@ -20,6 +20,9 @@ import llama_cpp
 CONFIGS = {
     "greedy": dict(temp=0.0),
     "t07": dict(temp=0.7, top_p=0.9),
+    # As gen_corpus.py's t07rp: a repetition penalty of 1.1 over the last 64 tokens, the
+    # default of llama.cpp's server and many others, which turns exact loops into near ones.
+    "t07rp": dict(temp=0.7, top_p=0.9, repeat_penalty=1.1),
 }
 STOP = "\n```"
 

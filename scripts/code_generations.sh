@@ -15,7 +15,9 @@
 # OUT_DIR/code-fresh-{smollm2,gemma3-base}.jsonl; PROMPTS=scripts/data/code_prompts_third.txt
 # TAG=code-third the third (48 prompts written after a later session's rules), greedy and
 # sampled, about 25 minutes; PROMPTS=scripts/data/code_prompts_fourth.txt TAG=code-fourth the
-# fourth (48 more, a round later), greedy and sampled.
+# fourth (48 more, a round later), greedy and sampled; PROMPTS=scripts/data/code_prompts_fourth.txt
+# TAG=code-rp CONFIGS=t07rp the fourth set's prompts sampled with a repetition penalty of 1.1
+# (about 10 minutes).
 #
 # About 2 hours on 2 cores. The hand labels are scripts/data/code_labels.jsonl.
 set -euo pipefail

@@ -115,13 +115,14 @@ if [ -n "$files" ]; then
 else
   echo "skipped: no target/corpus/code-smollm2.jsonl or code-gemma3-base.jsonl (scripts/code_generations.sh)"
 fi
-# The second and third prompt sets, each read the same way (scripts/data/code_labels_SET.jsonl):
-# SET, the configurations it was generated with.
-for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07"; do
+# The later prompt sets, each read the same way (scripts/data/code_labels_SET.jsonl): SET, the
+# configurations it was generated with, and the prompts' set when another's (rp: the fourth
+# set's prompts sampled with a repetition penalty of 1.1).
+for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07" "rp t07rp fourth"; do
   set -- $part
   files=$(ls "target/corpus/code-$1-smollm2.jsonl" "target/corpus/code-$1-gemma3-base.jsonl" 2>/dev/null || true)
   if [ -z "$files" ]; then
-    echo "skipped: no target/corpus/code-$1-*.jsonl (PROMPTS=scripts/data/code_prompts_$1.txt TAG=code-$1 CONFIGS=$2 scripts/code_generations.sh)"
+    echo "skipped: no target/corpus/code-$1-*.jsonl (PROMPTS=scripts/data/code_prompts_${3:-$1}.txt TAG=code-$1 CONFIGS=$2 scripts/code_generations.sh)"
     continue
   fi
   python3 scripts/check_labels.py "scripts/data/code_labels_$1.jsonl" $files || true
