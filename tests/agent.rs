@@ -1452,3 +1452,48 @@ fn a_walk_down_the_directories_is_not_a_repeated_error() {
     }
     assert_eq!(last[1], Action::Warn);
 }
+
+/// Package installs failing three times in a row, whatever the packages, are an environment
+/// being repaired instead of the task (an `apt-get` spiral): they warn at the third, with the
+/// calls between aside. An install that works ends the run of failures. The peers' presets,
+/// which have no such rule, stay quiet.
+#[test]
+fn package_installs_that_keep_failing_warn_at_the_third() {
+    let missing = |p: &str| format!("E: Unable to locate package {p}");
+    let install = |g: &mut AgentGuard, p: &str, ok: bool| {
+        let cmd = format!(r#"{{"command":"sudo apt-get install -y {p}"}}"#);
+        let err = missing(p);
+        let out = if ok { "Setting up ok" } else { err.as_str() };
+        step(g, "bash", &cmd, out, (!ok).then_some(err.as_str()))[1]
+    };
+    let mut g = guard();
+    assert_eq!(install(&mut g, "default-jdk", false), Action::Continue);
+    step(
+        &mut g,
+        "bash",
+        r#"{"command":"sudo apt-get update"}"#,
+        "Hit:1 mirror",
+        None,
+    );
+    assert_eq!(install(&mut g, "openjdk-11-jdk", false), Action::Continue);
+    let v = {
+        install(&mut g, "openjdk-17-jdk", false);
+        g.verdict().clone()
+    };
+    assert_eq!(
+        (v.action, v.kind),
+        (Action::Warn, AgentLoopKind::FailureStreak),
+        "{v:?}"
+    );
+    // One install that works between the failures: no run of three.
+    let mut g = guard();
+    install(&mut g, "a-pkg", false);
+    install(&mut g, "b-pkg", false);
+    assert_eq!(install(&mut g, "c-pkg", true), Action::Continue);
+    assert_eq!(install(&mut g, "d-pkg", false), Action::Continue);
+    // A peer's preset has no such rule.
+    let mut g = AgentGuard::new(&AgentConfig::preset(AgentPreset::RooCode));
+    for p in ["a-pkg", "b-pkg", "c-pkg"] {
+        assert_eq!(install(&mut g, p, false), Action::Continue);
+    }
+}

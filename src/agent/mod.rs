@@ -140,6 +140,8 @@ struct CallRec {
     shell: bool,
     /// It is a search (see `ShellEffect::searches`): an empty result is "nothing found".
     search: bool,
+    /// It installs packages (see `ShellEffect::installs`).
+    install: bool,
     /// It is a search that printed nothing: its result is "nothing found", the same for every
     /// search of its program, whatever markup or exit status came with it.
     nothing_found: bool,
@@ -511,6 +513,7 @@ impl AgentGuard {
             memo,
             shell: shell_tool,
             search: effect.searches,
+            install: effect.installs,
             nothing_found: false,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
@@ -643,6 +646,7 @@ impl AgentGuard {
                 self.same_error(s, me, &mut found);
                 self.whack_a_mole(s, me, &mut found);
                 self.failure_streak(s, me, &mut found);
+                self.failed_installs(s, me, &mut found);
             }
             if err_fp.is_none() {
                 self.same_result(s, me, &mut found);

@@ -1,8 +1,12 @@
 //! The detectors that read what a call returned: no progress, the same error again (whatever
-//! the arguments, or alternating), failure streaks and the same result for other arguments.
+//! the arguments, or alternating), failure streaks, package installs that keep failing and the
+//! same result for other arguments.
 
 use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason};
 use crate::Action;
+
+/// Package installs failing in a row that warn (see `failed_installs`).
+const FAILED_INSTALLS: usize = 3;
 
 impl AgentGuard {
     pub(super) fn no_progress(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
@@ -124,6 +128,37 @@ impl AgentGuard {
             t.warn.max(1),
             calls,
         ));
+    }
+
+    /// Package installs failing `FAILED_INSTALLS` times in a row (the calls between aside),
+    /// whatever the packages: the agent is repairing its environment, not doing its task, and
+    /// what fails three times (a package that is not there, a network that does not answer,
+    /// broken dependencies) will not install by trying the next name. On with `same_error`,
+    /// and only warns: a host that wants it to block turns on `failure_streak`.
+    pub(super) fn failed_installs(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.same_error.is_off() || !self.calls[me].install {
+            return;
+        }
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let mut calls: Vec<usize> = (lo..=me)
+            .rev()
+            .filter(|&i| self.calls[i].install && self.calls[i].answered)
+            .take_while(|&i| self.calls[i].error.is_some())
+            .collect();
+        if calls.len() < FAILED_INSTALLS {
+            return;
+        }
+        calls.reverse();
+        let count = calls.len() as u32;
+        let mut f = Finding::new(
+            AgentLoopKind::FailureStreak,
+            Action::Warn,
+            Reason::RepeatedFailure,
+            count,
+            FAILED_INSTALLS as u32,
+        );
+        f.calls = calls;
+        found.push(f);
     }
 
     pub(super) fn whack_a_mole(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {

@@ -36,6 +36,9 @@ pub(crate) struct ShellEffect {
     /// That program searches (`find`, `grep`, `which`…): its empty output is an answer,
     /// "nothing found", not silence.
     pub searches: bool,
+    /// That program installs packages (`apt-get install`, `pip install`, `npm i`, `python -m
+    /// pip install`): when it fails, the environment is what stands in the way.
+    pub installs: bool,
 }
 
 /// A shell tool's call: the command line it runs and where.
@@ -172,6 +175,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
             out.searches = is_search(name, &words[1..]);
+            out.installs = is_install(name, &words[1..]);
             program_set = !plumbing;
         }
     }
@@ -220,6 +224,25 @@ fn is_name_byte(b: u8) -> bool {
 
 fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Program `name` with arguments `args` installs packages through a package manager.
+fn is_install(name: &str, args: &[String]) -> bool {
+    let verb = |a: &str| matches!(a, "install" | "add" | "i");
+    match name {
+        "pip" | "pip3" | "uv" | "poetry" | "conda" | "mamba" | "gem" | "npm" | "yarn" | "pnpm"
+        | "apt" | "apt-get" | "aptitude" | "yum" | "dnf" | "zypper" | "apk" | "brew" | "cargo" => {
+            args.iter().any(|a| verb(a))
+        }
+        _ if is_interpreter(name) => {
+            args.first().is_some_and(|a| a == "-m")
+                && args
+                    .get(1)
+                    .is_some_and(|a| matches!(a.as_str(), "pip" | "pip3"))
+                && args[2..].iter().any(|a| verb(a))
+        }
+        _ => false,
+    }
 }
 
 /// The command searches: what it prints is what it found, so printing nothing says "nothing
@@ -620,6 +643,32 @@ mod tests {
             assert!(effect(cmd).searches, "{cmd}");
         }
         assert!(effect("find . -name '*.pyc' -delete").writes);
+    }
+
+    #[test]
+    fn package_installs_are_told_from_other_package_commands() {
+        for cmd in [
+            "sudo apt-get install -y openjdk-17-jdk",
+            "apt install default-jdk",
+            "cd /repo && pip install -e .",
+            "python3 -m pip install requests",
+            "npm i lodash",
+            "yarn add react",
+            "sudo yum install curl",
+        ] {
+            assert!(effect(cmd).installs, "{cmd}");
+        }
+        for cmd in [
+            "sudo apt-get update",
+            "pip list",
+            "pip show requests",
+            "npm test",
+            "python3 -m pytest",
+            "install -m 755 a /usr/bin/a",
+            "echo apt-get install x",
+        ] {
+            assert!(!effect(cmd).installs, "{cmd}");
+        }
     }
 
     #[test]
