@@ -1497,3 +1497,51 @@ fn package_installs_that_keep_failing_warn_at_the_third() {
         assert_eq!(install(&mut g, p, false), Action::Continue);
     }
 }
+
+/// A description names what a shell ran, not the shell: an agent whose one tool is `bash`
+/// cannot stop calling it, only stop running what fails. Other tools keep their names.
+#[test]
+fn descriptions_of_shell_failures_name_the_program() {
+    let describe = |g: &AgentGuard, v: Verbosity| {
+        let mut s = String::new();
+        g.describe(v, &mut s).unwrap();
+        s
+    };
+    let mut g = guard();
+    for _ in 0..3 {
+        let err = "bash: line 1: javac: command not found";
+        step(
+            &mut g,
+            "bash",
+            r#"{"command":"cd /repo && javac A.java"}"#,
+            "",
+            Some(err),
+        );
+    }
+    assert_eq!(g.verdict().action, Action::Warn);
+    let full = describe(&g, Verbosity::Full);
+    assert!(
+        full.contains("pattern: javac failed 3x")
+            && full
+                .contains("- Do not call javac again until you have changed what makes it fail.")
+            && !full.contains("call bash"),
+        "{full}"
+    );
+    assert!(describe(&g, Verbosity::Brief).starts_with("javac failed 3x"));
+    // A tool that is not a shell is named as it is.
+    let mut g = guard();
+    for _ in 0..3 {
+        step(
+            &mut g,
+            "read_file",
+            r#"{"path":"a.txt"}"#,
+            "",
+            Some("ENOENT: no such file"),
+        );
+    }
+    assert!(
+        describe(&g, Verbosity::Brief).starts_with("read_file failed 3x"),
+        "{}",
+        describe(&g, Verbosity::Brief)
+    );
+}

@@ -284,6 +284,13 @@ impl AgentGuard {
         &self.verdict
     }
 
+    /// Tool `tool` is a shell: by its policy or by name (`shell_tools`).
+    fn is_shell_tool(&self, tool: &str) -> bool {
+        let s = self.config.settings();
+        s.tools.get(tool).is_some_and(|p| p.shell)
+            || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool))
+    }
+
     /// Counters since construction (a reset keeps them).
     pub fn stats(&self) -> AgentStats {
         self.stats
@@ -415,8 +422,7 @@ impl AgentGuard {
             self.stats.invalid_args += 1;
         }
         let tool_hash = xxh3_64(tool.as_bytes());
-        let shell_tool = policy.is_some_and(|p| p.shell)
-            || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool));
+        let shell_tool = self.is_shell_tool(tool);
         let (effect, shell_line) = if shell_tool {
             let mut call = shell::call_of(args);
             // A long-lived shell runs a command where the last lone `cd` left it: `ls -F`

@@ -1,9 +1,10 @@
 //! What the guard says about a loop: a line for logs, a sentence for a person, and a
 //! `<loop-recovery>` block the agent hands back to the model.
 
+use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-use super::{AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
+use super::{shell, AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
 use crate::{Action, Verbosity};
 
 impl AgentGuard {
@@ -13,11 +14,25 @@ impl AgentGuard {
     /// constraints, suggestions and the escalation level.
     pub fn describe(&self, verbosity: Verbosity, out: &mut impl Write) -> fmt::Result {
         let v = &self.verdict;
+        let tool = self.tool_named(&v.subject);
         match verbosity {
-            Verbosity::Brief => brief(v, out),
-            Verbosity::Summary => summary(v, out),
-            Verbosity::Full => full(v, self.config.settings().halt_after_blocks, out),
+            Verbosity::Brief => brief(v, &tool, out),
+            Verbosity::Summary => summary(v, &tool, out),
+            Verbosity::Full => full(v, &tool, self.config.settings().halt_after_blocks, out),
         }
+    }
+
+    /// The tool a description names: the subject's, or for a shell tool the program its
+    /// command runs (`apt-get failed 3x`, not `bash failed 3x`: an agent whose one tool is a
+    /// shell cannot stop calling it, only stop running what fails).
+    fn tool_named<'a>(&self, subject: &'a str) -> Cow<'a, str> {
+        let tool = tool_of(subject);
+        if self.is_shell_tool(tool) {
+            if let Some(program) = shell::program_name(args_of(subject)) {
+                return Cow::Owned(program);
+            }
+        }
+        Cow::Borrowed(tool)
     }
 }
 
@@ -71,8 +86,8 @@ fn args_of(subject: &str) -> &str {
     }
 }
 
-fn brief(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
-    let (n, s, tool) = (v.count, Quoted(&v.subject), Quoted(tool_of(&v.subject)));
+fn brief(v: &AgentVerdict, tool: &str, out: &mut impl Write) -> fmt::Result {
+    let (n, s, tool) = (v.count, Quoted(&v.subject), Quoted(tool));
     match v.kind {
         AgentLoopKind::None => out.write_str("no loop"),
         AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => write!(out, "{s} called {n}x"),
@@ -115,12 +130,12 @@ fn because(r: Reason) -> &'static str {
     }
 }
 
-fn summary(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
+fn summary(v: &AgentVerdict, tool: &str, out: &mut impl Write) -> fmt::Result {
     if v.kind == AgentLoopKind::None {
         return out.write_str("The agent is not looping.");
     }
     out.write_str("The agent is looping: ")?;
-    brief(v, out)?;
+    brief(v, tool, out)?;
     let why = because(v.reason);
     if !why.is_empty() && v.reason != Reason::Text {
         write!(out, " {why}")?;
@@ -142,12 +157,12 @@ fn summary(v: &AgentVerdict, out: &mut impl Write) -> fmt::Result {
     )
 }
 
-fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::Result {
+fn full(v: &AgentVerdict, tool: &str, halt_after_blocks: u32, out: &mut impl Write) -> fmt::Result {
     if v.kind == AgentLoopKind::None {
         return Ok(());
     }
     out.write_str("<loop-recovery>\npattern: ")?;
-    brief(v, out)?;
+    brief(v, tool, out)?;
     write!(out, " ({}", v.kind.as_str())?;
     if v.reason != Reason::None {
         write!(out, ", {}", v.reason.as_str())?;
@@ -167,11 +182,13 @@ fn full(v: &AgentVerdict, halt_after_blocks: u32, out: &mut impl Write) -> fmt::
         }
     }
     out.write_str("constraints:\n")?;
-    let tool = Quoted(tool_of(&v.subject));
+    let tool = Quoted(tool);
     let args = Quoted(args_of(&v.subject));
     match v.kind {
         AgentLoopKind::IdenticalCall | AgentLoopKind::NoProgress => {
-            writeln!(out, "- Do not call {tool} with `{args}` again.")?;
+            // The call itself, by the tool it went to (`Bash` with `git status`).
+            let called = Quoted(tool_of(&v.subject));
+            writeln!(out, "- Do not call {called} with `{args}` again.")?;
         }
         AgentLoopKind::Cycle => {
             writeln!(

@@ -182,6 +182,32 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     out
 }
 
+/// The name of the program that does `command`'s work (as [`effect`] picks it: `cd src &&
+/// sudo apt-get install x` is `apt-get`), for descriptions that name it; `None` when the line
+/// has no command or its name is not a plain file name (a preview cut inside JSON).
+pub(crate) fn program_name(command: &str) -> Option<String> {
+    let mut chosen: Option<String> = None;
+    for simple in split(command) {
+        let words = program_words(&simple.words);
+        let Some(program) = words.first() else {
+            continue;
+        };
+        let name = basename(program);
+        let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
+        if chosen.is_none() || !plumbing {
+            chosen = Some(name.to_string());
+        }
+        if !plumbing {
+            break;
+        }
+    }
+    chosen.filter(|n| {
+        !n.is_empty()
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'+'))
+    })
+}
+
 /// The words that name the program and its arguments, past variable assignments and the
 /// wrappers that run another command (`sudo`, `env`, `timeout 10`, `nohup`, `time`).
 fn program_words(words: &[String]) -> &[String] {
@@ -643,6 +669,27 @@ mod tests {
             assert!(effect(cmd).searches, "{cmd}");
         }
         assert!(effect("find . -name '*.pyc' -delete").writes);
+    }
+
+    #[test]
+    fn the_program_is_named_as_it_is_picked() {
+        let name = |c: &str| program_name(c);
+        assert_eq!(
+            name("cd /repo && sudo apt-get install -y jdk").as_deref(),
+            Some("apt-get")
+        );
+        assert_eq!(
+            name("LANG=C timeout 30 mvn -q test | tail").as_deref(),
+            Some("mvn")
+        );
+        assert_eq!(
+            name("cat <<'PY' > t.py && python3 t.py\nprint(1)\nPY").as_deref(),
+            Some("python3")
+        );
+        assert_eq!(name("cd src").as_deref(), Some("cd"));
+        assert_eq!(name("/usr/bin/javac A.java").as_deref(), Some("javac"));
+        assert_eq!(name(""), None);
+        assert_eq!(name(r#"{"command": "ls""#), None);
     }
 
     #[test]
