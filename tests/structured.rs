@@ -669,6 +669,25 @@ fn drawings_do_not_halt() {
     }
 }
 
+/// Empty comments are no picture: a model writing `#` lines on halts as a line of code written
+/// out again does, long before a drawing's 48 rows, while a comment whose paragraphs are
+/// parted by empty comment lines (three at most in a row, as people write them) does not.
+#[test]
+fn empty_comment_lines_written_on_halt_like_code_lines() {
+    let human = "#!/bin/bash\n#\n# Backs up a directory.\n#\n#\n#\n# Usage: backup DIR\n#\n\
+                 set -e\ntar czf \"$1-$(date +%F).tar.gz\" \"$1\"\n";
+    for s in presets() {
+        assert_eq!(halts(&s, human).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+    let looped = format!("#!/bin/bash\n\n# Usage:\n{}", "#  \n".repeat(60));
+    let s = StreamSettings::preset(Preset::Balanced);
+    for (how, h) in ["pieces", "text"].iter().zip(halts(&s, &looped)) {
+        let (line, v) = h.unwrap_or_else(|| panic!("{how}: no halt"));
+        // The fourth line is the first empty one; a drawing would run to its 48th row.
+        assert!(line < 3 + 30, "{how}: halted at line {line}: {v:?}");
+    }
+}
+
 /// A list of versions steps by design (`redis 2.8.21`, `2.8.22`, …): it is not a counter
 /// ladder, while the same block stepping a plain counter is.
 /// `text` halts as a counter ladder, fed as tokens with pieces and as text.

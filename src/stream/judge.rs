@@ -5,8 +5,9 @@
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
-    is_data, is_drawing, is_drawn_pattern, is_escaped_fill, is_filler, is_list_fill, is_rule_text,
-    is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE, NAMED_LADDER_COPIES,
+    is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
+    is_list_fill, is_rule_text, is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE,
+    NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -172,8 +173,14 @@ impl StreamGuard {
                     } else if is_drawing(block) {
                         // Rows of a drawing (a chart's axis, a frame: no letter or digit)
                         // repeat by design, as many as the picture is tall: only a drawing
-                        // taller than a screen halts.
-                        if f.span / f.period.max(1) < DRAWING_ROWS {
+                        // taller than a screen halts. Empty comments are no picture: they
+                        // halt as a line of code written out again does.
+                        let rows = if is_empty_comment(block) {
+                            CODE_LINE_COPIES
+                        } else {
+                            DRAWING_ROWS
+                        };
+                        if f.span / f.period.max(1) < rows {
                             action = Action::Continue;
                         }
                     } else if is_data(block) || is_filler(block) {
