@@ -297,7 +297,8 @@ typedef struct lg_stream_config {
   uint32_t window;
   // Length of the hashed n-grams (1..=16).
   uint32_t ngram;
-  // A verbatim recurrence this long beyond max_period warns; 0 = off.
+  // A verbatim recurrence this long beyond max_period warns, and so does near-loop coverage
+  // from further back than half the near window; 0 = off.
   uint32_t long_warn_run;
   // Run that, with back-to-back copies, halts a long repeat; 0 = off.
   uint32_t long_halt_run;

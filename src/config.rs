@@ -83,8 +83,10 @@ pub struct StreamSettings {
     /// Length of the hashed n-grams: the index finds every loop period up to it exactly, and
     /// near-loop coverage counts recurring n-grams of this length. `1..=16`.
     pub ngram: u32,
-    /// A verbatim repeat of this many symbols at a distance beyond `max_period` warns.
-    /// `0` (off) or `ngram..window`.
+    /// A verbatim repeat of this many symbols at a distance beyond `max_period` warns. On
+    /// (not `0`), near-loop coverage whose repeats come from further back than half the near
+    /// window warns too: both are a passage said again from far back. `0` (off) or
+    /// `ngram..window`.
     pub long_warn_run: u32,
     /// A verbatim repeat of this many symbols at a distance beyond `max_period` halts.
     /// `0` (off) or `long_warn_run..window`.

@@ -179,8 +179,9 @@ pub(crate) struct Engine {
     /// Positions since coverage reached the halt level pushed while the latest repeat came
     /// from within half the near window.
     near_streak: u32,
-    /// The latest position at which the latest repeat came from within half the near window
-    /// (its low 32 bits: only distances of up to half the window are asked).
+    /// The latest position, of those at which coverage was evaluated, at which the latest
+    /// repeat came from within half the near window (its low 32 bits: only distances of up to
+    /// half the window are asked).
     near_close: u32,
     /// Multiplies near-loop patience (code blocks, tables).
     pub slack: f32,

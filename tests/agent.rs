@@ -1496,6 +1496,30 @@ fn package_installs_that_keep_failing_warn_at_the_third() {
     for p in ["a-pkg", "b-pkg", "c-pkg"] {
         assert_eq!(install(&mut g, p, false), Action::Continue);
     }
+    // Tests run after an install fail as tests do, edited between: not failed installs.
+    let mut g = guard();
+    for k in 0..3 {
+        let err = format!("FAILED tests/test_app.py::test_{k} - AssertionError");
+        let cmd = r#"{"command":"pip install -e . && pytest -q"}"#;
+        step(&mut g, "bash", cmd, &err, Some(&err));
+        let edit = format!(r#"{{"command":"sed -i 's/x/y{k}/' app.py"}}"#);
+        step(&mut g, "bash", &edit, "", None);
+    }
+    assert_ne!(
+        g.verdict().kind,
+        AgentLoopKind::FailureStreak,
+        "{:?}",
+        g.verdict()
+    );
+    // Three package managers failing in turn are told as installs, not as the last of them.
+    let mut g = guard();
+    for cmd in ["apt-get install -y jdk", "npm i -g java", "pip install jdk"] {
+        let args = format!(r#"{{"command":"{cmd}"}}"#);
+        step(&mut g, "bash", &args, "", Some("error: not found"));
+    }
+    let mut brief = String::new();
+    g.describe(Verbosity::Brief, &mut brief).unwrap();
+    assert_eq!(brief, "package installs failed 3x in a row");
 }
 
 /// A description names what a shell ran, not the shell: an agent whose one tool is `bash`
@@ -1528,6 +1552,23 @@ fn descriptions_of_shell_failures_name_the_program() {
         "{full}"
     );
     assert!(describe(&g, Verbosity::Brief).starts_with("javac failed 3x"));
+    // The program is read from the whole command line, not from the label cut short.
+    let mut g = guard();
+    let long = r#"{"command":"cd /home/user/workspace/projects/some-long-repository/module && javac A.java"}"#;
+    for _ in 0..3 {
+        step(
+            &mut g,
+            "bash",
+            long,
+            "",
+            Some("bash: javac: command not found"),
+        );
+    }
+    assert!(
+        describe(&g, Verbosity::Brief).starts_with("javac failed 3x"),
+        "{}",
+        describe(&g, Verbosity::Brief)
+    );
     // A tool that is not a shell is named as it is.
     let mut g = guard();
     for _ in 0..3 {

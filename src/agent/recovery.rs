@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-use super::{shell, AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
+use super::{AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
 use crate::{Action, Verbosity};
 
 impl AgentGuard {
@@ -24,12 +24,14 @@ impl AgentGuard {
 
     /// The tool a description names: the subject's, or for a shell tool the program its
     /// command runs (`apt-get failed 3x`, not `bash failed 3x`: an agent whose one tool is a
-    /// shell cannot stop calling it, only stop running what fails).
+    /// shell cannot stop calling it, only stop running what fails), as read from the call's
+    /// whole command line when it was made (the subject's is cut short).
     fn tool_named<'a>(&self, subject: &'a str) -> Cow<'a, str> {
         let tool = tool_of(subject);
         if self.is_shell_tool(tool) {
-            if let Some(program) = shell::program_name(args_of(subject)) {
-                return Cow::Owned(program);
+            let call = self.calls.iter().rev().find(|c| c.label == subject);
+            if let Some(c) = call.filter(|c| !c.program.is_empty()) {
+                return Cow::Owned(c.program.clone());
             }
         }
         Cow::Borrowed(tool)

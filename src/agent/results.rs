@@ -157,6 +157,12 @@ impl AgentGuard {
             count,
             FAILED_INSTALLS as u32,
         );
+        // Told by the program when one package manager failed each time (`apt-get failed 3x
+        // in a row`), else as what they were.
+        let program = &self.calls[me].program;
+        if calls.iter().any(|&i| &self.calls[i].program != program) {
+            f.subject = Some("package installs".into());
+        }
         f.calls = calls;
         found.push(f);
     }

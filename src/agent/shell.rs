@@ -161,6 +161,8 @@ fn command_line(mut argv: Vec<String>) -> String {
 pub(crate) fn effect(command: &str) -> ShellEffect {
     let mut out = ShellEffect::default();
     let mut program_set = false;
+    // Whether every command that does work is a package manager's, and one installs.
+    let (mut managers, mut installs) = (true, false);
     for simple in split(command) {
         let words = program_words(&simple.words);
         let Some(program) = words.first() else {
@@ -175,10 +177,16 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
             out.searches = is_search(name, &words[1..]);
-            out.installs = is_install(name, &words[1..]);
             program_set = !plumbing;
         }
+        if !plumbing {
+            managers &= is_package_manager(name, &words[1..]);
+            installs |= is_install(name, &words[1..]);
+        }
     }
+    // `apt-get update && apt-get install x` is an install; `pip install -e . && pytest` fails
+    // as the tests do, not as an install.
+    out.installs = managers && installs;
     out
 }
 
@@ -252,20 +260,36 @@ fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Program `name` with arguments `args` installs packages through a package manager.
+/// Program `name` with arguments `args` installs packages through a package manager: its
+/// subcommand, the first argument that is not an option, is `install`, `add` or `i`
+/// (`apt-get -y install x`, `npm i x`, `python -m pip install x`; not `cargo test add`).
 fn is_install(name: &str, args: &[String]) -> bool {
-    let verb = |a: &str| matches!(a, "install" | "add" | "i");
+    let installs = |args: &[String]| {
+        args.iter()
+            .find(|a| !a.starts_with('-'))
+            .is_some_and(|a| matches!(a.as_str(), "install" | "add" | "i"))
+    };
+    match name {
+        _ if is_interpreter(name) => match args {
+            [m, pip, rest @ ..] if m == "-m" && matches!(pip.as_str(), "pip" | "pip3") => {
+                installs(rest)
+            }
+            _ => false,
+        },
+        _ => is_package_manager(name, args) && installs(args),
+    }
+}
+
+/// Program `name` with arguments `args` is a package manager (`apt-get`, `pip`, `npm`, …, or
+/// `python -m pip`).
+fn is_package_manager(name: &str, args: &[String]) -> bool {
     match name {
         "pip" | "pip3" | "uv" | "poetry" | "conda" | "mamba" | "gem" | "npm" | "yarn" | "pnpm"
         | "apt" | "apt-get" | "aptitude" | "yum" | "dnf" | "zypper" | "apk" | "brew" | "cargo" => {
-            args.iter().any(|a| verb(a))
+            true
         }
         _ if is_interpreter(name) => {
-            args.first().is_some_and(|a| a == "-m")
-                && args
-                    .get(1)
-                    .is_some_and(|a| matches!(a.as_str(), "pip" | "pip3"))
-                && args[2..].iter().any(|a| verb(a))
+            matches!(args, [m, pip, ..] if m == "-m" && matches!(pip.as_str(), "pip" | "pip3"))
         }
         _ => false,
     }
@@ -713,9 +737,18 @@ mod tests {
             "python3 -m pytest",
             "install -m 755 a /usr/bin/a",
             "echo apt-get install x",
+            "cargo test add",
+            "cargo run -- add 1 2",
+            "uv run pytest -k install",
+            "npm run build -- i",
+            "pip download install",
+            "pip install -e . && pytest -q",
+            "apt-get update && apt-get install -y jdk && javac A.java",
         ] {
             assert!(!effect(cmd).installs, "{cmd}");
         }
+        assert!(effect("sudo apt-get -y install jdk").installs);
+        assert!(effect("sudo apt-get update\nsudo apt-get install -y jdk").installs);
     }
 
     #[test]

@@ -48,9 +48,10 @@ impl Engine {
     pub(super) fn near_finding(&mut self, pos: u64) -> Finding {
         let w = self.p.near_window as u64;
         // Where the latest repeat last came from within half the window (two copies in view),
-        // noted while the window fills too: a warning needs one in the last half window.
+        // noted at every push coverage is evaluated, while the window fills too: a warning
+        // needs one in the last half window. No repeat yet (`last_dist` 0) is none.
         let close = 2 * self.last_dist as u64 <= w;
-        if close {
+        if close && self.last_dist > 0 {
             self.near_close = pos as u32;
         }
         if pos + 1 < w + self.floor {

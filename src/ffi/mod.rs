@@ -689,7 +689,8 @@ pub struct lg_stream_config {
     pub window: u32,
     /// Length of the hashed n-grams (1..=16).
     pub ngram: u32,
-    /// A verbatim recurrence this long beyond max_period warns; 0 = off.
+    /// A verbatim recurrence this long beyond max_period warns, and so does near-loop coverage
+    /// from further back than half the near window; 0 = off.
     pub long_warn_run: u32,
     /// Run that, with back-to-back copies, halts a long repeat; 0 = off.
     pub long_halt_run: u32,
