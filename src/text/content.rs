@@ -239,34 +239,36 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
 }
 
 /// The text is empty comments: each of its lines, white space aside, is blank or a comment
-/// leader with nothing after it (`#`, `##`, `//`, `--`, `;`, `*`, `%`, `!`), and one is. A
-/// drawing by [`is_drawing`]'s reading, but not a picture: an empty comment separates the
-/// paragraphs of a comment, and in 16,000 chunks of human code and documents no more than three
-/// of them stand in a row.
+/// leader with nothing after it (`#`, `##`, `//`, `--`, `;`, `*`, `%`, `!`), and one is; its
+/// first and last lines may be cut inside a leader (a block of symbols begins and ends where
+/// the tokens do: `/\n/`). A drawing by [`is_drawing`]'s reading, but not a picture: an empty
+/// comment parts the paragraphs of a comment, and in 16,600 chunks of human code and documents
+/// no more than three of them stand in a row.
 pub(crate) fn is_empty_comment(parts: [&[u8]; 2]) -> bool {
     // Per line: the leader's byte, its length, whether white space followed it, and whether
     // anything else came.
     let (mut leader, mut len, mut spaced, mut other, mut any) = (0u8, 0usize, false, false, false);
-    let mut line_ok = |leader: u8, len: usize, other: bool| {
-        let ok = len == 0
-            || (!other
-                && match leader {
-                    b'#' | b';' | b'%' | b'!' => len <= 3,
-                    b'/' => (2..=3).contains(&len),
-                    b'-' => len == 2,
-                    b'*' => len == 1,
-                    _ => false,
-                });
-        any |= len > 0 && ok;
+    let mut line_ok = |leader: u8, len: usize, other: bool, cut: bool| {
+        let whole = match leader {
+            b'#' | b';' | b'%' | b'!' => len <= 3,
+            b'/' => (2..=3).contains(&len),
+            b'-' => len == 2,
+            b'*' => len == 1,
+            _ => false,
+        };
+        let part = cut && matches!(leader, b'/' | b'-') && len == 1;
+        let ok = len == 0 || (!other && (whole || part));
+        any |= len > 0 && !other && whole;
         ok
     };
+    let mut first = true;
     for &c in parts[0].iter().chain(parts[1]) {
         match c {
             b'\n' => {
-                if !line_ok(leader, len, other) {
+                if !line_ok(leader, len, other, first) {
                     return false;
                 }
-                (leader, len, spaced, other) = (0, 0, false, false);
+                (leader, len, spaced, other, first) = (0, 0, false, false, false);
             }
             b' ' | b'\t' | b'\r' => spaced |= len > 0,
             _ if len == 0 => (leader, len) = (c, 1),
@@ -274,7 +276,7 @@ pub(crate) fn is_empty_comment(parts: [&[u8]; 2]) -> bool {
             _ => other = true,
         }
     }
-    line_ok(leader, len, other) && any
+    line_ok(leader, len, other, true) && any
 }
 
 /// The text is a rule drawn with a pattern of rule punctuation and single letters
@@ -347,7 +349,8 @@ mod tests {
     fn empty_comments_are_told_from_drawings() {
         let empty = |s: &str| is_empty_comment(cut(s, s.len() / 2));
         for yes in [
-            "#  \n", "#\n\n", "  //\n", " *\n", "--\n", ";;\n", "%\n#\n", "##\n",
+            "#  \n", "#\n\n", "  //\n", " *\n", "--\n", ";;\n", "%\n#\n", "##\n", "/\n//\n/",
+            "-\n--\n",
         ] {
             assert!(empty(yes), "{yes:?}");
         }
