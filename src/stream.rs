@@ -4,7 +4,7 @@ use std::fmt;
 
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
-use crate::text::{CharLimits, Event, TextFinding, TextState, STARTS, TEXT_RING};
+use crate::text::{in_url, CharLimits, Event, TextFinding, TextState, Url, STARTS, TEXT_RING};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
 mod judge;
@@ -95,7 +95,7 @@ pub struct StreamGuard {
     /// text, not halted (see [`plain_now`](Self::plain_now)). One flag to test per token
     /// instead of three: set when a token stream begins, cleared when text or a halt comes.
     plain: bool,
-    /// Where the pieces stand in a web address (see [`in_url`]).
+    /// Where the pieces, or the words of a text, stand in a web address (see [`in_url`]).
     url: Url,
     /// Bytes of `evidence` held (at most `EVIDENCE_BYTES`); here, where it fills padding.
     evidence_len: u16,
@@ -172,9 +172,9 @@ impl StreamGuard {
             mode: Mode::Fresh,
             has_text: false,
             plain: false,
-            url: Url::Out,
             verdict: Verdict::default(),
             evidence: vec![0; EVIDENCE_BYTES].into_boxed_slice(),
+            url: Url::Out,
             evidence_len: 0,
             evidence_key: (LoopKind::None, 0, 0),
             exempted: (LoopKind::None, 0, 0),
@@ -422,9 +422,9 @@ impl StreamGuard {
         let mut last = (Finding::default(), self.engine.pos().saturating_sub(1));
         let engine = &mut self.engine;
         let line_sym = self.line_sym;
-        self.text.flush_word(|t, event| {
-            if let Event::Word(h, start) = event {
-                let (level, sym) = push_word(engine, t, h, start, line_sym);
+        self.text.flush_word(&mut self.url, |t, event| {
+            if let Event::Word(h, start, url) = event {
+                let (level, sym) = push_word(engine, t, h, start, line_sym, url);
                 let f = if level == Action::Continue {
                     Finding::default()
                 } else {
@@ -463,14 +463,15 @@ impl StreamGuard {
             breakers,
             read_ahead,
             found,
+            &mut self.url,
             |t, event| {
                 match event {
-                    Event::Word(h, start) => {
+                    Event::Word(h, start, url) => {
                         // Where this word is read, not where the chunk began: a chunk may
                         // run from prose into an indented block.
                         engine.slack = if t.structured() { structure_slack } else { 1.0 };
                         engine.text_known = text_known;
-                        let (level, sym) = push_word(engine, t, h, start, *line_sym);
+                        let (level, sym) = push_word(engine, t, h, start, *line_sym, url);
                         if level > Action::Continue {
                             word = Some((engine.finding(), sym));
                             return true;
@@ -687,8 +688,8 @@ impl StreamGuard {
 }
 
 /// Pushes word `h` (its text begins at byte `start`) as the next symbol, with its line's say on
-/// near-loop coverage: the one path for every word of a text stream. Returns the engine's level
-/// and the symbol's index.
+/// near-loop coverage, and its own when it lies in a web address (`url`): the one path for
+/// every word of a text stream. Returns the engine's level and the symbol's index.
 #[inline(always)]
 fn push_word(
     engine: &mut Engine,
@@ -696,10 +697,11 @@ fn push_word(
     h: u32,
     start: u64,
     line_sym: u32,
+    url: bool,
 ) -> (Action, u64) {
     let sym = engine.pos();
     t.mark_symbol_at(sym, start);
-    engine.structured = left_out(t, sym, line_sym);
+    engine.structured = url || left_out(t, sym, line_sym);
     (engine.says_nothing_new, engine.says_little_new) = t.news();
     (engine.push(h), sym)
 }
@@ -709,45 +711,6 @@ fn push_word(
 #[inline]
 fn says_nothing_new(t: &TextState) -> bool {
     t.says_nothing_new()
-}
-
-/// Where a stream stands in a web address, read across pieces: `://` may come in pieces of
-/// its own (`:`, `/`, `/`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Url {
-    Out,
-    Colon,
-    ColonSlash,
-    In,
-}
-
-/// Whether a token is part of a web address, and where the next one starts: from the piece
-/// that completes `://` (its colon at an end of its piece) to the one that ends the address with white space or a closing
-/// bracket or quote. Links are references: people cite one address again and again (a
-/// changelog links the same advisory in every section), so their tokens never count towards a
-/// near loop; a model repeating links verbatim is still an exact loop.
-#[inline]
-fn in_url(state: Url, piece: &[u8]) -> (bool, Url) {
-    // The common case, two compares: outside an address, a piece can begin one only with the
-    // colon of `://` at one of its ends (tokenizers cut `https`, `://` and `github` apart, or
-    // `:`, `/`, `/`).
-    if state == Url::Out && piece.first() != Some(&b':') && piece.last() != Some(&b':') {
-        return (false, Url::Out);
-    }
-    let mut url = state == Url::In;
-    let mut state = state;
-    for &b in piece {
-        state = match (state, b) {
-            (Url::In, b' ' | b'\t' | b'\n' | b'\r' | b')' | b'>' | b'"' | b'\'') => Url::Out,
-            (Url::In, _) => Url::In,
-            (_, b':') => Url::Colon,
-            (Url::Colon, b'/') => Url::ColonSlash,
-            (Url::ColonSlash, b'/') => Url::In,
-            _ => Url::Out,
-        };
-        url |= state == Url::In;
-    }
-    (url, state)
 }
 
 /// Symbol `sym`, on the line that began at symbol `line_sym`, never counts towards a near
@@ -795,40 +758,3 @@ const _: () = {
     // Index of a symbol's starting byte must cover the longest span we report bytes for.
     assert!(STARTS >= 256);
 };
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The tokens of a web address, however `://` is cut into pieces, from the piece that
-    /// completes it to the one that ends the address.
-    #[test]
-    fn web_addresses_are_followed_across_pieces() {
-        let marks = |pieces: &[&str]| {
-            let mut state = Url::Out;
-            pieces
-                .iter()
-                .map(|p| {
-                    let (url, next) = in_url(state, p.as_bytes());
-                    state = next;
-                    url
-                })
-                .collect::<Vec<bool>>()
-        };
-        let link = [
-            "See", " [", "x", "](", "https", "://", "github", ".com", "/a", ")", " for",
-        ];
-        assert_eq!(
-            marks(&link),
-            [false, false, false, false, false, true, true, true, true, true, false]
-        );
-        let cut = ["https", ":", "/", "/", "example", ".org", " and", " more"];
-        assert_eq!(
-            marks(&cut),
-            [false, false, false, true, true, true, true, false]
-        );
-        // A colon alone, or `:/` without the second slash, is no address.
-        assert_eq!(marks(&["Note", ":", " the", " a:/b"]), [false; 4]);
-        assert_eq!(marks(&["x:", "//y z", " next"]), [false, true, false]);
-    }
-}

@@ -22,10 +22,12 @@ use crate::verdict::{Action, LoopKind};
 
 mod content;
 mod lines;
+mod links;
 mod nesting;
 mod runs;
 mod scan;
 
+pub(crate) use self::links::{in_url, Url};
 pub(crate) use self::runs::CharLimits;
 
 pub(crate) use self::content::{
@@ -123,8 +125,9 @@ pub(crate) static CLASS: [u8; 256] = {
 
 /// What the scan hands to the guard as it happens.
 pub(crate) enum Event {
-    /// A word ended: its symbol and the byte where it began.
-    Word(u32, u64),
+    /// A word ended: its symbol, the byte where it began, and whether it lies in a web address
+    /// (see [`in_url`]).
+    Word(u32, u64, bool),
     /// A breaker pattern just ended.
     Breaker,
     /// A line ended. `heading` when its last visible byte is ':' ("Changes in 2.37:"): a
@@ -622,6 +625,7 @@ mod tests {
             None,
             None,
             &mut TextFinding::default(),
+            &mut Url::Out,
             |_, _| false,
         );
         t

@@ -237,3 +237,80 @@ fn a_passage_quoted_for_each_component_warns_only_when_strict() {
         }
     }
 }
+
+/// Release notes as a forge writes them, each change with its author's and its pull request's
+/// links: the addresses repeat by design (one host, one repository), and their symbols count
+/// towards no near loop, as tokens with pieces or as text. The descriptions say something new
+/// on every line.
+#[test]
+fn release_notes_full_of_links_do_not_warn() {
+    let changes = [
+        "Fix a panic when the config file is empty",
+        "Add support for reading settings from the environment",
+        "Speed up parsing of large arrays by reusing buffers",
+        "Document the retry policy and its defaults",
+        "Drop the unused dependency on the old time crate",
+        "Report the line and column of syntax errors",
+        "Allow trailing commas in inline tables",
+        "Make the serializer keep the order of map keys",
+        "Handle Windows line endings in multi-line strings",
+        "Expose the span of every value to callers",
+        "Reject duplicate keys instead of keeping the last one",
+        "Support dotted keys in nested tables",
+        "Remove the deprecated builder methods",
+        "Validate dates before building timestamps",
+        "Fix an overflow in the integer parser on 32-bit targets",
+        "Publish the JSON schema of the configuration",
+    ];
+    let users = [
+        "amara-k", "bjornl", "chen-wei", "dsouza", "eun-ji", "farid99",
+    ];
+    let mut notes = String::from("## What's Changed\n\n");
+    for (i, change) in changes.iter().enumerate() {
+        let user = users[i % users.len()];
+        let n = 4100 + 17 * i;
+        notes += &format!(
+            "* {change} by [@{user}](https://github.com/{user}) in [#{n}](https://github.com/acme/widget/pull/{n})\n"
+        );
+    }
+    // And a bot's dependency bumps, one new name a line.
+    let deps = [
+        "serde",
+        "tokio",
+        "clap",
+        "regex",
+        "anyhow",
+        "itertools",
+        "rayon",
+        "bytes",
+        "smallvec",
+        "indexmap",
+        "hashbrown",
+        "memchr",
+    ];
+    for (i, dep) in deps.iter().enumerate() {
+        let n = 4400 + 3 * i;
+        notes += &format!(
+            "* Bump {dep} from 1.{i}.0 to 1.{i}.1 by [@dependabot](https://github.com/apps/dependabot) in [#{n}](https://github.com/acme/widget/pull/{n})\n"
+        );
+    }
+    for preset in [Preset::Balanced, Preset::Lenient] {
+        let config = StreamConfig::preset(preset);
+        let mut g = StreamGuard::new(&config);
+        let mut as_text: Vec<Verdict> = notes
+            .as_bytes()
+            .chunks(16)
+            .map(|c| g.push_text(c))
+            .collect();
+        as_text.push(g.finish_text());
+        let warned = as_text.iter().find(|v| v.action != Action::Continue);
+        assert!(warned.is_none(), "{preset:?} as text: {warned:?}");
+        let mut g = StreamGuard::new(&config);
+        let as_tokens: Vec<Verdict> = common::tokenize(&notes)
+            .into_iter()
+            .map(|(id, piece)| g.push_token(id, Some(&piece)))
+            .collect();
+        let warned = as_tokens.iter().find(|v| v.action != Action::Continue);
+        assert!(warned.is_none(), "{preset:?} as tokens: {warned:?}");
+    }
+}

@@ -10,9 +10,9 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use super::runs::{clamp_lanes, CharLimits};
 use super::{
-    fold, hash_folded, is_run_byte, keep, nesting, skeleton, Event, Numbers, TextFinding,
-    TextState, CLASS, DIGIT, LANE1, LANE_HIGH, LANE_LOW, LETTER, LINES, LINE_BLOCK, NEWLINE, SPACE,
-    TEXT_RING, WORD_MAX,
+    fold, hash_folded, in_url, is_run_byte, keep, nesting, skeleton, Event, Numbers, TextFinding,
+    TextState, Url, CLASS, DIGIT, LANE1, LANE_HIGH, LANE_LOW, LETTER, LINES, LINE_BLOCK, NEWLINE,
+    SPACE, TEXT_RING, WORD_MAX,
 };
 use crate::engine::Finding;
 use crate::structure::LineKind;
@@ -42,6 +42,7 @@ impl TextState {
         breakers: Option<&DFA>,
         mut read_ahead: Option<(usize, u8)>,
         found: &mut TextFinding,
+        url: &mut Url,
         mut on_event: impl FnMut(&mut TextState, Event) -> bool,
     ) -> usize {
         let n = text.len();
@@ -115,17 +116,22 @@ impl TextState {
                 head_from = i;
                 if words && (self.word_len > 0 || word_from < i - 1) {
                     stop |= self.emit_word(
+                        url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
                         &mut on_event,
                     );
+                }
+                if words {
+                    // White space ends a web address.
+                    *url = Url::Out;
                 }
                 word_from = i;
                 self.long_word = false;
                 if words && class & NEWLINE != 0 {
                     // A line break is a symbol, as it is a token: a loop of data does not run
                     // on from one line to the next unless its lines are cut alike.
-                    stop |= self.emit_word(b"\n", base + (i - 1) as u64, &mut on_event);
+                    stop |= self.emit_word(url, b"\n", base + (i - 1) as u64, &mut on_event);
                 }
                 if class & NEWLINE != 0 {
                     // The newline is not part of the line. The line is a heading when the
@@ -183,12 +189,13 @@ impl TextState {
                 head_from = i;
                 if self.word_len > 0 || word_from < i - 1 {
                     stop |= self.emit_word(
+                        url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
                         &mut on_event,
                     );
                 }
-                stop |= self.emit_word(&text[i - 1..i], base + (i - 1) as u64, &mut on_event);
+                stop |= self.emit_word(url, &text[i - 1..i], base + (i - 1) as u64, &mut on_event);
                 word_from = i;
                 self.word_byte = true;
             } else if words && self.long_word {
@@ -203,6 +210,7 @@ impl TextState {
                     }
                     head_from = i - 1;
                     stop |= self.emit_word(
+                        url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
                         &mut on_event,
@@ -218,7 +226,12 @@ impl TextState {
                     self.line_head(&text[head_from..i]);
                 }
                 head_from = i;
-                stop |= self.emit_word(&text[word_from..i], base + word_from as u64, &mut on_event);
+                stop |= self.emit_word(
+                    url,
+                    &text[word_from..i],
+                    base + word_from as u64,
+                    &mut on_event,
+                );
                 word_from = i;
                 self.long_word = true;
                 self.word_byte = is_run_byte(text[i - 1]);
@@ -365,28 +378,37 @@ impl TextState {
     }
 
     /// Ends the word being read, if any, as a symbol. Returns what `on_event` returned.
-    pub fn flush_word(&mut self, mut on_event: impl FnMut(&mut TextState, Event) -> bool) -> bool {
-        self.word_len > 0 && self.emit_word(&[], 0, &mut on_event)
+    pub fn flush_word(
+        &mut self,
+        url: &mut Url,
+        mut on_event: impl FnMut(&mut TextState, Event) -> bool,
+    ) -> bool {
+        self.word_len > 0 && self.emit_word(url, &[], 0, &mut on_event)
     }
 
     /// Ends the word made of the bytes held from earlier chunks and `tail`, which begins at
     /// byte `start` when nothing is held. Returns what `on_event` returned.
     fn emit_word(
         &mut self,
+        url_state: &mut Url,
         tail: &[u8],
         start: u64,
         on_event: &mut impl FnMut(&mut TextState, Event) -> bool,
     ) -> bool {
-        let (h, start) = if self.word_len == 0 {
-            (xxh3_64(tail), start)
+        let held = self.word_len as usize;
+        let (h, start, url) = if held == 0 {
+            let (url, next) = in_url(*url_state, tail);
+            *url_state = next;
+            (xxh3_64(tail), start, url)
         } else {
-            let held = self.word_len as usize;
             let len = held + tail.len();
             self.word[held..len].copy_from_slice(tail);
-            (xxh3_64(&self.word[..len]), self.word_start)
+            let (url, next) = in_url(*url_state, &self.word[..len]);
+            *url_state = next;
+            (xxh3_64(&self.word[..len]), self.word_start, url)
         };
         self.word_len = 0;
-        on_event(self, Event::Word(h as u32, start))
+        on_event(self, Event::Word(h as u32, start, url))
     }
 
     pub(super) fn clear_line(&mut self) {
