@@ -156,6 +156,17 @@ const OWNERS: [&str; 8] = [
     "Hana Oyelaran",
 ];
 
+/// Every verdict of `guard` fed `text` as text alone, in chunks of 16 bytes, and its end.
+fn verdicts_as_text(guard: &mut StreamGuard, text: &str) -> Vec<Verdict> {
+    let mut verdicts: Vec<Verdict> = text
+        .as_bytes()
+        .chunks(16)
+        .map(|c| guard.push_text(c))
+        .collect();
+    verdicts.push(guard.finish_text());
+    verdicts
+}
+
 /// A notices file: for each component a heading, a copyright line, then the same terms.
 fn notices() -> String {
     let mut doc = String::from("# Notices for the components shipped in this release\n\n");
@@ -206,15 +217,6 @@ fn a_passage_quoted_for_each_component_does_not_halt() {
 #[test]
 fn a_passage_quoted_for_each_component_warns_only_when_strict() {
     let doc = notices();
-    let text_chunks = |guard: &mut StreamGuard| {
-        let mut verdicts: Vec<Verdict> = doc
-            .as_bytes()
-            .chunks(16)
-            .map(|c| guard.push_text(c))
-            .collect();
-        verdicts.push(guard.finish_text());
-        verdicts
-    };
     for (preset, warns) in [
         (Preset::Balanced, false),
         (Preset::Lenient, false),
@@ -226,7 +228,7 @@ fn a_passage_quoted_for_each_component_warns_only_when_strict() {
             .into_iter()
             .map(|(id, piece)| g.push_token(id, Some(&piece)))
             .collect();
-        let as_text = text_chunks(&mut StreamGuard::new(&config));
+        let as_text = verdicts_as_text(&mut StreamGuard::new(&config), &doc);
         for (how, verdicts) in [("tokens", as_tokens), ("text", as_text)] {
             let warned = verdicts.iter().find(|v| v.action == Action::Warn);
             assert!(
@@ -296,13 +298,7 @@ fn release_notes_full_of_links_do_not_warn() {
     }
     for preset in [Preset::Balanced, Preset::Lenient] {
         let config = StreamConfig::preset(preset);
-        let mut g = StreamGuard::new(&config);
-        let mut as_text: Vec<Verdict> = notes
-            .as_bytes()
-            .chunks(16)
-            .map(|c| g.push_text(c))
-            .collect();
-        as_text.push(g.finish_text());
+        let as_text = verdicts_as_text(&mut StreamGuard::new(&config), &notes);
         let warned = as_text.iter().find(|v| v.action != Action::Continue);
         assert!(warned.is_none(), "{preset:?} as text: {warned:?}");
         let mut g = StreamGuard::new(&config);
