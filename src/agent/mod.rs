@@ -142,9 +142,6 @@ struct CallRec {
     search: bool,
     /// It installs packages (see `ShellEffect::installs`).
     install: bool,
-    /// For a shell call, the program its command line runs (`apt-get`), as descriptions name
-    /// it; empty otherwise.
-    program: String,
     /// It is a search that printed nothing: its result is "nothing found", the same for every
     /// search of its program, whatever markup or exit status came with it.
     nothing_found: bool,
@@ -523,9 +520,6 @@ impl AgentGuard {
             shell: shell_tool,
             search: effect.searches,
             install: effect.installs,
-            program: (shell_line.as_deref())
-                .and_then(shell::program_name)
-                .unwrap_or_default(),
             nothing_found: false,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),

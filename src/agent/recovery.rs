@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt::{self, Write};
 
-use super::{AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
+use super::{shell, AgentGuard, AgentLoopKind, AgentVerdict, Reason, Recommendation};
 use crate::{Action, Verbosity};
 
 impl AgentGuard {
@@ -25,16 +25,18 @@ impl AgentGuard {
     /// The tool a description names: the subject's, or for a shell tool the program its
     /// command runs (`apt-get failed 3x`, not `bash failed 3x`: an agent whose one tool is a
     /// shell cannot stop calling it, only stop running what fails), as read from the call's
-    /// whole command line when it was made (the subject's is cut short).
+    /// command line as the call keeps it (its first `ARG_BYTES`; the subject's is cut short).
     fn tool_named<'a>(&self, subject: &'a str) -> Cow<'a, str> {
-        let tool = tool_of(subject);
-        if self.is_shell_tool(tool) {
-            let call = self.calls.iter().rev().find(|c| c.label == subject);
-            if let Some(c) = call.filter(|c| !c.program.is_empty()) {
-                return Cow::Owned(c.program.clone());
-            }
+        let call = self
+            .calls
+            .iter()
+            .rev()
+            .find(|c| c.shell && c.label == subject);
+        match call.and_then(|c| shell::program_name(&String::from_utf8_lossy(c.args_head.bytes())))
+        {
+            Some(program) => Cow::Owned(program),
+            None => Cow::Borrowed(tool_of(subject)),
         }
-        Cow::Borrowed(tool)
     }
 }
 

@@ -158,9 +158,9 @@ impl AgentGuard {
             FAILED_INSTALLS as u32,
         );
         // Told by the program when one package manager failed each time (`apt-get failed 3x
-        // in a row`), else as what they were.
-        let program = &self.calls[me].program;
-        if calls.iter().any(|&i| &self.calls[i].program != program) {
+        // in a row`: a shell call's tool is its program's), else as what they were.
+        let tool = self.calls[me].tool;
+        if calls.iter().any(|&i| self.calls[i].tool != tool) {
             f.subject = Some("package installs".into());
         }
         f.calls = calls;
