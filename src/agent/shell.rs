@@ -264,20 +264,15 @@ fn basename(path: &str) -> &str {
 /// subcommand, the first argument that is not an option, is `install`, `add` or `i`
 /// (`apt-get -y install x`, `npm i x`, `python -m pip install x`; not `cargo test add`).
 fn is_install(name: &str, args: &[String]) -> bool {
-    let installs = |args: &[String]| {
-        args.iter()
-            .find(|a| !a.starts_with('-'))
-            .is_some_and(|a| matches!(a.as_str(), "install" | "add" | "i"))
+    // `python -m pip install`: the subcommand comes after `-m pip`.
+    let rest = if is_interpreter(name) {
+        args.get(2..).unwrap_or_default()
+    } else {
+        args
     };
-    match name {
-        _ if is_interpreter(name) => match args {
-            [m, pip, rest @ ..] if m == "-m" && matches!(pip.as_str(), "pip" | "pip3") => {
-                installs(rest)
-            }
-            _ => false,
-        },
-        _ => is_package_manager(name, args) && installs(args),
-    }
+    is_package_manager(name, args)
+        && (rest.iter().find(|a| !a.starts_with('-')))
+            .is_some_and(|a| matches!(a.as_str(), "install" | "add" | "i"))
 }
 
 /// Program `name` with arguments `args` is a package manager (`apt-get`, `pip`, `npm`, …, or
@@ -464,16 +459,13 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
                 | "clone"
                 | "init"
         ),
-        // Package managers.
-        "pip" | "pip3" | "uv" | "poetry" | "conda" | "mamba" | "gem" | "npm" | "yarn" | "pnpm"
-        | "apt" | "apt-get" | "yum" | "dnf" | "apk" | "brew" | "cargo" | "go" => {
-            args.iter().any(|a| {
-                matches!(
-                    a.as_str(),
-                    "install" | "add" | "i" | "uninstall" | "remove" | "get" | "update" | "upgrade"
-                )
-            })
-        }
+        // Package managers (and `go get`).
+        _ if name == "go" || is_package_manager(name, args) => args.iter().any(|a| {
+            matches!(
+                a.as_str(),
+                "install" | "add" | "i" | "uninstall" | "remove" | "get" | "update" | "upgrade"
+            )
+        }),
         // Editor commands of agent harnesses (SWE-agent's ACI, Anthropic's and OpenHands'
         // `str_replace_editor`, Codex's `apply_patch`).
         "edit" | "create" | "insert" | "append" | "apply_patch" | "applypatch" => true,
