@@ -129,8 +129,14 @@ fn main() {
             t.streams += 1;
             t.tokens += n;
             if let Some(w) = first_warn.filter(|_| warn_kinds) {
+                // What the warning saw: the text from its onset on, when the record has it.
+                let seen = w
+                    .onset_byte
+                    .and_then(|b| rec["text"].as_str()?.as_bytes().get(b as usize..))
+                    .map(|t| String::from_utf8_lossy(&t[..t.len().min(120)]).into_owned())
+                    .unwrap_or_default();
                 println!(
-                    "{name:9} WARN {id} at {} kind={} period={} span={} repeats={:.2}",
+                    "{name:9} WARN {id} at {} kind={} period={} span={} repeats={:.2} text={seen:?}",
                     w.at,
                     w.kind.as_str(),
                     w.period,

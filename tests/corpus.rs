@@ -310,3 +310,53 @@ fn release_notes_full_of_links_do_not_warn() {
         assert!(warned.is_none(), "{preset:?} as tokens: {warned:?}");
     }
 }
+
+/// reStructuredText underlines a section with any punctuation; it recommends `"`, `'` and `:`
+/// besides the rule characters (`""""` is Sphinx's fifth level). Such an underline, as long as
+/// its title, is a rule, read as text or as a tokenizer cuts it (two quotes a piece); a run of
+/// quotes longer than any line still halts.
+#[test]
+fn sections_underlined_with_quotes_are_rules() {
+    let mut doc = String::from("Getting started\n===============\n\n");
+    for (title, mark) in [
+        ("Registering mock responses with matchers", '"'),
+        ("Matching the query string of a request", '\''),
+        ("Comparing a version against a base", ':'),
+    ] {
+        let underline: String = std::iter::repeat_n(mark, title.len()).collect();
+        doc += &format!(
+            "{title}\n{underline}\n\nYou can use the `{}` function to match against what the \
+             request sent, and the test fails when nothing matches.\n\n",
+            title.split(' ').next().unwrap_or_default().to_lowercase()
+        );
+    }
+    for preset in [Preset::Balanced, Preset::Lenient] {
+        let config = StreamConfig::preset(preset);
+        let as_text = verdicts_as_text(&mut StreamGuard::new(&config), &doc);
+        let warned = as_text.iter().find(|v| v.action != Action::Continue);
+        assert!(warned.is_none(), "{preset:?} as text: {warned:?}");
+        // A tokenizer cuts a run of one character into pieces of two.
+        let mut g = StreamGuard::new(&config);
+        for (id, piece) in common::tokenize(&doc) {
+            let run = piece.len() > 4 && piece.iter().skip(1).all(|&b| b == piece[1]);
+            let pieces: Vec<&[u8]> = if run {
+                std::iter::once(&piece[..1]).chain(piece[1..].chunks(2)).collect()
+            } else {
+                vec![&piece[..]]
+            };
+            for p in pieces {
+                let id = if run { u32::from(p[0]) * 7 + p.len() as u32 } else { id };
+                let v = g.push_token(id, Some(p));
+                assert_eq!(v.action, Action::Continue, "{preset:?} as tokens: {v:?}");
+            }
+        }
+    }
+    // Quotes written on and on, past any line, are a loop.
+    let mut g = StreamGuard::new(&StreamConfig::default());
+    let runaway = format!("{doc}Basic usage\n{}", "\"".repeat(2000));
+    let halt = verdicts_as_text(&mut g, &runaway)
+        .into_iter()
+        .find(|v| v.action == Action::Halt)
+        .expect("a run of 2000 quotes halts");
+    assert_eq!(halt.kind, LoopKind::CharRun);
+}

@@ -6,8 +6,8 @@ use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
-    is_list_fill, is_rule_text, is_word, Numbers, TextFinding, BUFFER_FACTOR, CODE_LINE,
-    NAMED_LADDER_COPIES,
+    is_list_fill, is_rule_text, is_underline, is_word, Numbers, TextFinding, BUFFER_FACTOR,
+    CODE_LINE, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -152,7 +152,7 @@ impl StreamGuard {
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
                     let block = block_from(a, b, from, start);
-                    if is_rule_text([a, b]) {
+                    if is_rule_text([a, b]) || is_underline([a, b]) {
                         // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator
                         // run. One whose first byte is no longer known is long past a line.
                         let limit = self.config.inner.settings.separator_run_halt as u64;

@@ -335,6 +335,16 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
     rules > 0
 }
 
+/// The text is made of one of the characters reStructuredText recommends for a section's
+/// underline that no rule is drawn with (`""""`, Sphinx's fifth level; `''''`; `::::`): as
+/// long as a title, it is a rule. Not a rule character (see [`is_rule`]): as a line's first
+/// bytes `"""` opens a Python docstring.
+pub(crate) fn is_underline(parts: [&[u8]; 2]) -> bool {
+    let mut bytes = parts.iter().flat_map(|p| p.iter());
+    let first = bytes.next().copied();
+    matches!(first, Some(b'"' | b'\'' | b':')) && bytes.all(|&b| Some(b) == first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,5 +523,8 @@ mod tests {
         assert!(!is_rule(&unit("aaa", 1)));
         assert!(!is_rule(&unit("ああ", 3)));
         assert!(!is_rule(&unit("!!", 1)));
+        assert!(is_underline([b"\"\"", b"\"\"\""]) && is_underline([b"::::", b""]));
+        assert!(!is_underline([b"\"'", b""]) && !is_underline([b"", b""]));
+        assert!(!is_underline([b"!!!!", b""]), "not every punctuation: `!!!!` is a model's loop");
     }
 }

@@ -2,7 +2,9 @@
 //! `-=-=`, `the the the`), found from four run lanes the text's byte loop keeps, one per
 //! period, and judged by what the unit is made of (a rule, data, a word).
 
-use super::content::{is_data_unit, is_escaped_fill, is_rule, is_word, BUFFER_FACTOR};
+use super::content::{
+    is_data_unit, is_escaped_fill, is_rule, is_underline, is_word, BUFFER_FACTOR,
+};
 use super::{TextState, CLASS, RUN_CAP, SPACE};
 use crate::engine::Finding;
 use crate::verdict::{Action, LoopKind};
@@ -22,7 +24,8 @@ impl TextState {
             }
             let span = run + period;
             // The unit is made only of white space or rule characters: indentation, rules.
-            let separator = is_rule(&unit[..period as usize]);
+            let once = &unit[..period as usize];
+            let separator = is_rule(once) || is_underline([once, &[]]);
             // A unit of digits (and escapes): zeros in a test vector (`\x00\x00`), a
             // number's digits. Data repeats its values: only a longer run halts.
             let data = is_data_unit(&unit[..period as usize]);
