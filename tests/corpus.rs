@@ -340,12 +340,18 @@ fn sections_underlined_with_quotes_are_rules() {
         for (id, piece) in common::tokenize(&doc) {
             let run = piece.len() > 4 && piece.iter().skip(1).all(|&b| b == piece[1]);
             let pieces: Vec<&[u8]> = if run {
-                std::iter::once(&piece[..1]).chain(piece[1..].chunks(2)).collect()
+                std::iter::once(&piece[..1])
+                    .chain(piece[1..].chunks(2))
+                    .collect()
             } else {
                 vec![&piece[..]]
             };
             for p in pieces {
-                let id = if run { u32::from(p[0]) * 7 + p.len() as u32 } else { id };
+                let id = if run {
+                    u32::from(p[0]) * 7 + p.len() as u32
+                } else {
+                    id
+                };
                 let v = g.push_token(id, Some(p));
                 assert_eq!(v.action, Action::Continue, "{preset:?} as tokens: {v:?}");
             }

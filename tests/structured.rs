@@ -1063,6 +1063,48 @@ fn wrapped_calls_are_unrolled_and_imports_are_not() {
     }
 }
 
+/// A comment is prose: a comment line that says something, written out again, halts once its
+/// copies cover the halt span, as a loop in prose does; the same words as a statement are an
+/// unrolled line and wait for their eighth copy. Three short comment lines alike, as people
+/// write them in an example's output, do not halt.
+#[test]
+fn a_comment_written_again_halts_as_prose_does() {
+    let head = "def flatten(items):\n    result = []\n";
+    for leader in ["#", "//", "--"] {
+        let looped = format!(
+            "{head}{}",
+            format!("    {leader} The flattened list will be a list of integers.\n").repeat(20)
+        );
+        let statement = format!(
+            "{head}{}",
+            "    result.append(flatten_list_of_integers(items, result));\n".repeat(20)
+        );
+        for s in presets() {
+            let [tokens, text] = halts(&s, &looped);
+            let (line, v) = tokens.unwrap_or_else(|| panic!("{leader} as tokens: no halt"));
+            assert!(
+                line < 2 + 5,
+                "{leader} as tokens halted at line {line}: {v:?}"
+            );
+            let (line, v) = text.unwrap_or_else(|| panic!("{leader} as text: no halt"));
+            assert!(
+                line < 2 + 8,
+                "{leader} as text halted at line {line}: {v:?}"
+            );
+            let (line, v) = halts(&s, &statement)[0]
+                .clone()
+                .expect("the statement halts");
+            assert!(line >= 2 + 7, "the statement halted at line {line}: {v:?}");
+        }
+    }
+    let example = "/**\n * Emits the value last.\n * ```ts\n * of('move').pipe(endWith('tick'))\n \
+                   * // 'move'\n * // 'tick'\n * // 'tick'\n * // 'tick'\n * ```\n */\n\
+                   export function endWith<T>(...values: T[]) {\n  return concat(values);\n}\n";
+    for s in presets() {
+        assert_eq!(halts(&s, example).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+}
+
 /// On ids alone nothing says what is new, so a near loop warns as it always did (the
 /// new-word rate holds back warnings only where the text is known).
 #[test]

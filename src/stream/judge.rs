@@ -209,6 +209,7 @@ impl StreamGuard {
                         && f.span / f.period.max(1) < CODE_LINE_COPIES
                         && one_line(block)
                         && !imports(block)
+                        && !comment_line(block)
                     {
                         // In code, one line written out again is an unrolled loop
                         // (`point_double(r, r);` five times): people write a few of them,
@@ -550,12 +551,8 @@ fn one_line(parts: [&[u8]; 2]) -> bool {
 /// `#include`, `use`, `using`, `require`): importing a thing again does nothing, so such a
 /// line written out again is never an unrolled loop. (The block's first 256 bytes are read.)
 fn imports(parts: [&[u8]; 2]) -> bool {
-    let mut block = [0u8; 256];
-    let n = parts[0].len().min(block.len());
-    block[..n].copy_from_slice(&parts[0][..n]);
-    let m = parts[1].len().min(block.len() - n);
-    block[n..n + m].copy_from_slice(&parts[1][..m]);
-    let block = &block[..n + m];
+    let mut buf = [0u8; 256];
+    let block = joined(parts, &mut buf);
     std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1))
         .any(|start| {
@@ -598,6 +595,56 @@ fn assigned(l: &[u8]) -> Option<&[u8]> {
         .map(|i| &l[i + 1..])
 }
 
+/// The block's first 256 bytes, in one slice.
+fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
+    let n = parts[0].len().min(buf.len());
+    buf[..n].copy_from_slice(&parts[0][..n]);
+    let m = parts[1].len().min(buf.len() - n);
+    buf[n..n + m].copy_from_slice(&parts[1][..m]);
+    &buf[..n + m]
+}
+
+/// The block, one line in any rotation, is a comment that says something: after its
+/// indentation a comment leader (`//`, `/*`, `*`, `#` and white space, `--`, `;`, `%`, `<!--`)
+/// and a word of three letters. A comment is prose: people unroll a statement a few times
+/// (`point_double(r, r);`), but do not write one sentence again and again in a row (in
+/// 16,600 chunks of human code and documents at most three alike stand in a row, all of them
+/// short: `* // 'tick'`). Not `#include` or `#[derive]`: `#` and a word at once is code.
+fn comment_line(parts: [&[u8]; 2]) -> bool {
+    let mut buf = [0u8; 256];
+    let block = joined(parts, &mut buf);
+    // The line begins after the block's line break and runs on from the block's start.
+    let mut rotated = [0u8; 256];
+    let (i, n) = (
+        memchr::memchr(b'\n', block).map_or(0, |i| i + 1),
+        block.len(),
+    );
+    rotated[..n - i].copy_from_slice(&block[i..]);
+    rotated[n - i..n].copy_from_slice(&block[..i]);
+    let line = &rotated[..n];
+    let line = &line[line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count()..];
+    let body = match line {
+        [b'/', b'/' | b'*', rest @ ..]
+        | [b'-', b'-', rest @ ..]
+        | [b'<', b'!', b'-', b'-', rest @ ..] => rest,
+        [b'#' | b'*', b' ' | b'\t' | b'#' | b'!', rest @ ..] => rest,
+        [b';' | b'%', rest @ ..] => rest,
+        _ => return false,
+    };
+    let mut run = 0;
+    body.iter().any(|&b| {
+        run = if b.is_ascii_alphabetic() || b >= 0x80 {
+            run + 1
+        } else {
+            0
+        };
+        run >= 3
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::one_line;
@@ -634,5 +681,25 @@ mod tests {
         assert!(!imports("from the start, it was\n"));
         assert!(imports("require 'json'\n"));
         assert!(!imports("required: true\n"));
+    }
+
+    #[test]
+    fn comments_that_say_something_are_told_in_any_rotation() {
+        let comment = |t: &str| super::comment_line([t.as_bytes(), b""]);
+        assert!(comment("    # TODO: Implement this function in Python\n"));
+        assert!(comment("in Python\n    # TODO: Implement this function "));
+        assert!(
+            comment("  Animal:\n  //"),
+            "the leader cut from its words by the rotation"
+        );
+        assert!(!comment("  \n  //"));
+        assert!(comment("-- the name of the table\n"));
+        assert!(comment(" * Returns the value.\n"));
+        assert!(comment("<!-- navigation -->\n"));
+        assert!(!comment("#include <algorithm>\n"));
+        assert!(!comment("#[derive(Debug)]\n"));
+        assert!(!comment("    # 1\n"), "no word in it");
+        assert!(!comment("point_double(r, r);\n"));
+        assert!(!comment("x = y  # set x\n"), "code first");
     }
 }

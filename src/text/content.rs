@@ -525,6 +525,9 @@ mod tests {
         assert!(!is_rule(&unit("!!", 1)));
         assert!(is_underline([b"\"\"", b"\"\"\""]) && is_underline([b"::::", b""]));
         assert!(!is_underline([b"\"'", b""]) && !is_underline([b"", b""]));
-        assert!(!is_underline([b"!!!!", b""]), "not every punctuation: `!!!!` is a model's loop");
+        assert!(
+            !is_underline([b"!!!!", b""]),
+            "not every punctuation: `!!!!` is a model's loop"
+        );
     }
 }
