@@ -1063,38 +1063,34 @@ fn wrapped_calls_are_unrolled_and_imports_are_not() {
     }
 }
 
-/// A comment is prose: a comment line that says something, written out again, halts once its
-/// copies cover the halt span, as a loop in prose does; the same words as a statement are an
-/// unrolled line and wait for their eighth copy. Three short comment lines alike, as people
-/// write them in an example's output, do not halt.
+/// A comment is prose, and so is a sentence in a string or between tags: a line of code that
+/// says something in words, written out again, halts once its copies cover the halt span, as
+/// a loop in prose does; an unrolled statement waits for its eighth copy. Three short comment
+/// lines alike, as people write them in an example's output, do not halt.
 #[test]
-fn a_comment_written_again_halts_as_prose_does() {
+fn a_comment_or_a_sentence_written_again_halts_as_prose_does() {
     let head = "def flatten(items):\n    result = []\n";
-    for leader in ["#", "//", "--"] {
-        let looped = format!(
-            "{head}{}",
-            format!("    {leader} The flattened list will be a list of integers.\n").repeat(20)
-        );
-        let statement = format!(
-            "{head}{}",
-            "    result.append(flatten_list_of_integers(items, result));\n".repeat(20)
-        );
+    let prose = [
+        "    # The flattened list will be a list of integers.\n",
+        "    // The flattened list will be a list of integers.\n",
+        "    -- The flattened list will be a list of integers.\n",
+        "    print(\"The flattened list will be a list of integers.\")\n",
+        "    <p class=\"note\">The flattened list will be a list of integers.</p>\n",
+    ];
+    let statement = format!(
+        "{head}{}",
+        "    result.append(flatten_list_of_integers(items, result));\n".repeat(20)
+    );
+    for line in prose {
+        let looped = format!("{head}{}", line.repeat(20));
         for s in presets() {
             let [tokens, text] = halts(&s, &looped);
-            let (line, v) = tokens.unwrap_or_else(|| panic!("{leader} as tokens: no halt"));
-            assert!(
-                line < 2 + 5,
-                "{leader} as tokens halted at line {line}: {v:?}"
-            );
-            let (line, v) = text.unwrap_or_else(|| panic!("{leader} as text: no halt"));
-            assert!(
-                line < 2 + 8,
-                "{leader} as text halted at line {line}: {v:?}"
-            );
-            let (line, v) = halts(&s, &statement)[0]
-                .clone()
-                .expect("the statement halts");
-            assert!(line >= 2 + 7, "the statement halted at line {line}: {v:?}");
+            let (at, v) = tokens.unwrap_or_else(|| panic!("{line} as tokens: no halt"));
+            assert!(at < 2 + 5, "{line} as tokens halted at line {at}: {v:?}");
+            let (at, v) = text.unwrap_or_else(|| panic!("{line} as text: no halt"));
+            assert!(at < 2 + 8, "{line} as text halted at line {at}: {v:?}");
+            let (at, v) = halts(&s, &statement)[0].clone().expect("the statement halts");
+            assert!(at >= 2 + 7, "the statement halted at line {at}: {v:?}");
         }
     }
     let example = "/**\n * Emits the value last.\n * ```ts\n * of('move').pipe(endWith('tick'))\n \

@@ -209,7 +209,7 @@ impl StreamGuard {
                         && f.span / f.period.max(1) < CODE_LINE_COPIES
                         && one_line(block)
                         && !imports(block)
-                        && !comment_line(block)
+                        && !prose_line(block)
                     {
                         // In code, one line written out again is an unrolled loop
                         // (`point_double(r, r);` five times): people write a few of them,
@@ -604,13 +604,15 @@ fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
     &buf[..n + m]
 }
 
-/// The block, one line in any rotation, is a comment that says something: after its
-/// indentation a comment leader (`//`, `/*`, `*`, `#` and white space, `--`, `;`, `%`, `<!--`)
-/// and a word of three letters. A comment is prose: people unroll a statement a few times
-/// (`point_double(r, r);`), but do not write one sentence again and again in a row (in
-/// 16,600 chunks of human code and documents at most three alike stand in a row, all of them
-/// short: `* // 'tick'`). Not `#include` or `#[derive]`: `#` and a word at once is code.
-fn comment_line(parts: [&[u8]; 2]) -> bool {
+/// The block, one line in any rotation, is prose: a comment that says something (after its
+/// indentation a comment leader, `//`, `/*`, `*`, `#` and white space, `--`, `;`, `%` or
+/// `<!--`, and a word of three letters), or a line that holds a sentence (see
+/// [`holds_sentence`]), in a string or between tags. People unroll a statement a few times
+/// (`point_double(r, r);`), but do not write one sentence again and again in a row: in 16,600
+/// chunks of human code and documents at most three such lines alike stand in a row, all of
+/// them short (`* // 'tick'`, `* experimental New snapshot release`). Not `#include` or
+/// `#[derive]`: `#` and a word at once is code.
+fn prose_line(parts: [&[u8]; 2]) -> bool {
     let mut buf = [0u8; 256];
     let block = joined(parts, &mut buf);
     // The line begins after the block's line break and runs on from the block's start.
@@ -632,7 +634,7 @@ fn comment_line(parts: [&[u8]; 2]) -> bool {
         | [b'<', b'!', b'-', b'-', rest @ ..] => rest,
         [b'#' | b'*', b' ' | b'\t' | b'#' | b'!', rest @ ..] => rest,
         [b';' | b'%', rest @ ..] => rest,
-        _ => return false,
+        _ => return holds_sentence(line),
     };
     let mut run = 0;
     body.iter().any(|&b| {
@@ -642,6 +644,35 @@ fn comment_line(parts: [&[u8]; 2]) -> bool {
             0
         };
         run >= 3
+    })
+}
+
+/// Words a line must hold in a row to hold a sentence.
+const SENTENCE_WORDS: u32 = 4;
+
+/// The line holds a sentence: `SENTENCE_WORDS` words in a row, each parted from the next by one
+/// space, each letters only, of two or more, lower case but maybe its first (an apostrophe
+/// inside, quotes or a bracket before, punctuation after: `school year! We are`). Code names
+/// its things otherwise (`self.x`, `add(a, b)`, `MAX_LEN`).
+fn holds_sentence(line: &[u8]) -> bool {
+    let mut run = 0;
+    line.split(|&b| b == b' ').any(|word| {
+        // Quotes and brackets around it, punctuation (and the line end) after it.
+        let from = word.iter().take_while(|b| b"\"'(".contains(b)).count();
+        let to = word.len()
+            - word
+                .iter()
+                .rev()
+                .take_while(|b| b",.!?;:\"')\n\r".contains(b))
+                .count();
+        let word = &word[from.min(to)..to];
+        let plain = word.len() >= 2
+            && word[0].is_ascii_alphabetic()
+            && word[1..]
+                .iter()
+                .all(|&b| b.is_ascii_lowercase() || b == b'\'');
+        run = if plain { run + 1 } else { 0 };
+        run >= SENTENCE_WORDS
     })
 }
 
@@ -684,8 +715,8 @@ mod tests {
     }
 
     #[test]
-    fn comments_that_say_something_are_told_in_any_rotation() {
-        let comment = |t: &str| super::comment_line([t.as_bytes(), b""]);
+    fn comments_and_sentences_are_prose_in_any_rotation() {
+        let comment = |t: &str| super::prose_line([t.as_bytes(), b""]);
         assert!(comment("    # TODO: Implement this function in Python\n"));
         assert!(comment("in Python\n    # TODO: Implement this function "));
         assert!(
@@ -701,5 +732,13 @@ mod tests {
         assert!(!comment("    # 1\n"), "no word in it");
         assert!(!comment("point_double(r, r);\n"));
         assert!(!comment("x = y  # set x\n"), "code first");
+        let p = "      <p class=\"text\">Welcome to the new school year! We are excited</p>\n";
+        assert!(comment(p) && comment(&p[30..]));
+        assert!(comment("    print(\"Hello, welcome to the program\")\n"));
+        assert!(!comment("    print(\"HTTP status code: \" + str(code))\n"));
+        assert!(!comment("ecp_nistz256_point_double(r, r);\n"));
+        assert!(!comment(
+            "    return self.items if the_list else none_of_them\n"
+        ));
     }
 }
