@@ -6,7 +6,7 @@
 //!
 //!     cargo run --release --example coding_agent_quality -- [CORPUS_DIR] [--preset NAME]
 //!         [--labels FILE] [--list] [--trace ID] [--memory] [--unflagged]
-//!         [--host claude|codex|openhands]
+//!         [--host claude|codex|openhands|tools]
 //!
 //! CORPUS_DIR defaults to `../shared/corpus` (it holds `coding_agents.jsonl`, which is not
 //! redistributable: read it from there). The labels default to
@@ -23,7 +23,11 @@
 //! thought's first words), `codex` (tool `shell`, the command as `["bash", "-lc", COMMAND]`
 //! with a `workdir`, the output in JSON with its exit code and a duration, no error flag) and
 //! `openhands` (tool `execute_bash`, the exit code and working directory printed after the
-//! output, no error flag).
+//! output, no error flag). `tools` is Claude Code with its file tools: what a command line
+//! does with a file becomes the tool made for it (SWE-agent's `open`, `goto` and scrolling,
+//! `cat FILE` and `nl -ba FILE | sed -n 'A,Bp'` a `Read` of the lines shown; `search_file`,
+//! `search_dir` and a plain `grep` a `Grep`; `find_file` a `Glob`; `create` and a heredoc into
+//! a file a `Write`; SWE-agent's `edit A:B` an `Edit` of the open file), anything else `Bash`.
 //!
 //! A run is replayed as recorded: each event is a call of the `bash` tool with its command as
 //! the arguments (`{"command": ...}`), then its output and error as the result; a reply the
@@ -42,7 +46,12 @@ static UNFLAGGED: AtomicBool = AtomicBool::new(false);
 static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// One event's call and result as `host` sends them: (tool, arguments, result, error).
-fn shaped(host: &str, step: usize, e: &Value) -> (String, String, Option<String>, Option<String>) {
+fn shaped(
+    host: &str,
+    step: usize,
+    e: &Value,
+    viewer: &mut Viewer,
+) -> (String, String, Option<String>, Option<String>) {
     let command = e["args"]["command"].as_str().unwrap_or("").to_string();
     let (result, error) = (e["result"].as_str(), e["error"].as_str());
     let status = i32::from(error.is_some());
@@ -86,7 +95,129 @@ fn shaped(host: &str, step: usize, e: &Value) -> (String, String, Option<String>
             );
             ("execute_bash".into(), args.to_string(), Some(output), None)
         }
+        "tools" => match viewer.file_tool(&command) {
+            Some((tool, args)) => (
+                tool,
+                args.to_string(),
+                result.map(String::from),
+                error.map(String::from),
+            ),
+            // Any other command is Claude Code's `Bash`, with its description.
+            None => shaped("claude", step, e, viewer),
+        },
         _ => unreachable!("checked when parsed"),
+    }
+}
+
+/// What a host with file tools knows between calls: the file SWE-agent's `open` (or
+/// `create`) made current, and the first line of its window.
+#[derive(Default)]
+struct Viewer {
+    file: String,
+    line: u64,
+}
+
+/// Lines SWE-agent's window shows.
+const WINDOW: u64 = 100;
+
+impl Viewer {
+    /// The file tool and its arguments for a command line that reads, searches or writes a
+    /// file, as Claude Code's `Read`, `Grep`, `Glob`, `Write` and `Edit` take them; `None` for
+    /// any other command (it stays a `Bash` call).
+    fn file_tool(&mut self, command: &str) -> Option<(String, Value)> {
+        use serde_json::json;
+        let (first, body) = command.split_once('\n').unwrap_or((command, ""));
+        let words: Vec<&str> = first.split_whitespace().collect();
+        let unquote = |w: &str| w.trim_matches(|c| c == '"' || c == '\'').to_string();
+        let read = |file: &str, offset: u64, limit: u64| json!({"file_path": file, "offset": offset, "limit": limit});
+        let plain = !first.contains(['|', '>', ';', '&', '$', '`']);
+        let tool = match words.as_slice() {
+            ["open", file, rest @ ..] => {
+                self.file = unquote(file);
+                self.line = rest.first().and_then(|n| n.parse().ok()).unwrap_or(1);
+                ("Read", read(&self.file, self.line, WINDOW))
+            }
+            ["goto", n] => {
+                self.line = n.parse().ok()?;
+                ("Read", read(&self.file, self.line, WINDOW))
+            }
+            ["scroll_down"] => {
+                self.line += WINDOW;
+                ("Read", read(&self.file, self.line, WINDOW))
+            }
+            ["scroll_up"] => {
+                self.line = self.line.saturating_sub(WINDOW).max(1);
+                ("Read", read(&self.file, self.line, WINDOW))
+            }
+            ["create", file] => {
+                (self.file, self.line) = (unquote(file), 1);
+                ("Write", json!({"file_path": self.file, "content": ""}))
+            }
+            ["edit", range] if !body.is_empty() => {
+                let new = body.strip_suffix("end_of_edit").unwrap_or(body);
+                let old = format!("the lines {range} of {}", self.file);
+                let args = json!({"file_path": self.file, "old_string": old, "new_string": new});
+                ("Edit", args)
+            }
+            ["search_file", ..] | ["search_dir", ..] | ["find_file", ..] => {
+                // The term may be quoted with spaces in it: it is what lies between the quotes.
+                let rest = first.split_once(' ')?.1.trim();
+                let (term, place) = match rest.strip_prefix('"') {
+                    Some(r) => r.split_once('"').map(|(t, p)| (t.to_string(), p.trim()))?,
+                    None => rest
+                        .split_once(' ')
+                        .map_or((rest.to_string(), ""), |(t, p)| (t.to_string(), p.trim())),
+                };
+                match words[0] {
+                    "search_file" => {
+                        let path = if place.is_empty() { &self.file } else { place };
+                        let args = json!({"pattern": term, "path": path, "output_mode": "content"});
+                        ("Grep", args)
+                    }
+                    "search_dir" => {
+                        let path = if place.is_empty() { "." } else { place };
+                        ("Grep", json!({"pattern": term, "path": path}))
+                    }
+                    _ => {
+                        let path = if place.is_empty() { "." } else { place };
+                        (
+                            "Glob",
+                            json!({"pattern": format!("**/{term}"), "path": path}),
+                        )
+                    }
+                }
+            }
+            ["cat", file] if plain && body.is_empty() => {
+                ("Read", json!({"file_path": unquote(file)}))
+            }
+            ["nl", "-ba", file, "|", "sed", "-n", range] | ["sed", "-n", range, file]
+                if body.is_empty() =>
+            {
+                let (a, b) = unquote(range)
+                    .trim_end_matches('p')
+                    .split_once(',')
+                    .and_then(|(a, b)| Some((a.parse::<u64>().ok()?, b.parse::<u64>().ok()?)))?;
+                ("Read", read(&unquote(file), a, b.saturating_sub(a) + 1))
+            }
+            ["grep", rest @ ..] if plain && body.is_empty() => {
+                let mut operands = rest.iter().filter(|w| !w.starts_with('-'));
+                let pattern = unquote(operands.next()?);
+                let path = operands.next().map_or(".".to_string(), |p| unquote(p));
+                (
+                    "Grep",
+                    json!({"pattern": pattern, "path": path, "output_mode": "content"}),
+                )
+            }
+            ["cat", "<<'EOF'" | "<<EOF" | "<<'PY'" | "<<\"EOF\"", ">", file] => {
+                let content = body.rsplit_once('\n').map_or(body, |(c, _)| c);
+                (
+                    "Write",
+                    json!({"file_path": unquote(file), "content": content}),
+                )
+            }
+            _ => return None,
+        };
+        Some((tool.0.to_string(), tool.1))
     }
 }
 
@@ -107,13 +238,14 @@ fn run_with_memory(
             .expect("a memory this program exported");
     }
     let mut out = Vec::new();
+    let mut viewer = Viewer::default();
     for e in events {
         if e["error"].as_str() == Some("format_error") && e["args"]["command"].is_null() {
             out.push(g.reject().clone());
             continue;
         }
         let (tool, args, result, mut error) = match HOST.get() {
-            Some(host) => shaped(host, out.len(), e),
+            Some(host) => shaped(host, out.len(), e, &mut viewer),
             None => (
                 e["tool"].as_str().unwrap_or("").to_string(),
                 serde_json::to_string(&e["args"]).unwrap(),
@@ -202,9 +334,9 @@ fn main() {
             "--unflagged" => UNFLAGGED.store(true, Ordering::Relaxed),
             "--host" => {
                 let name = args.next().unwrap_or_else(|| die("--host NAME"));
-                if !matches!(name.as_str(), "claude" | "codex" | "openhands") {
+                if !matches!(name.as_str(), "claude" | "codex" | "openhands" | "tools") {
                     die(&format!(
-                        "--host: unknown host {name:?} (claude, codex, openhands)"
+                        "--host: unknown host {name:?} (claude, codex, openhands, tools)"
                     ));
                 }
                 HOST.set(name).expect("--host given once");
