@@ -137,6 +137,12 @@ done
 echo "== 3. coding agents"
 if [ -f "$shared/corpus/coding_agents.jsonl" ]; then
   "${CARGO_TARGET_DIR:-target}"/release/examples/coding_agent_quality "$shared/corpus"
+  # The same runs as other hosts send them (README, "The same runs as other hosts send them").
+  for host in claude codex openhands tools; do
+    echo "-- as $host sends them"
+    "${CARGO_TARGET_DIR:-target}"/release/examples/coding_agent_quality "$shared/corpus" \
+      --host "$host" | grep -E '^(resolved|not resolved|labelled)'
+  done
 else
   echo "skipped: no $shared/corpus/coding_agents.jsonl"
 fi
