@@ -1089,9 +1089,7 @@ fn a_comment_or_a_sentence_written_again_halts_as_prose_does() {
             assert!(at < 2 + 5, "{line} as tokens halted at line {at}: {v:?}");
             let (at, v) = text.unwrap_or_else(|| panic!("{line} as text: no halt"));
             assert!(at < 2 + 8, "{line} as text halted at line {at}: {v:?}");
-            let (at, v) = halts(&s, &statement)[0]
-                .clone()
-                .expect("the statement halts");
+            let (at, v) = halts(&s, &statement)[0].expect("the statement halts");
             assert!(at >= 2 + 7, "the statement halted at line {at}: {v:?}");
         }
     }
