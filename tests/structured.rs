@@ -1096,8 +1096,18 @@ fn a_comment_or_a_sentence_written_again_halts_as_prose_does() {
     let example = "/**\n * Emits the value last.\n * ```ts\n * of('move').pipe(endWith('tick'))\n \
                    * // 'move'\n * // 'tick'\n * // 'tick'\n * // 'tick'\n * ```\n */\n\
                    export function endWith<T>(...values: T[]) {\n  return concat(values);\n}\n";
+    // A program's output shown in a document, three lines alike: long enough to cover the
+    // halt span, but three copies, as people show them.
+    let output = format!(
+        "Start the server and watch its log:\n\n```console\n$ node server.js\n{}```\n\n\
+         Each worker says the same when it is ready.\n",
+        "  worker is listening on the port you gave and is ready to accept connections from \
+         clients now\n"
+            .repeat(3)
+    );
     for s in presets() {
         assert_eq!(halts(&s, example).map(|h| h.map(|(_, v)| v)), [None, None]);
+        assert_eq!(halts(&s, &output).map(|h| h.map(|(_, v)| v)), [None, None]);
     }
 }
 
