@@ -195,6 +195,36 @@ proptest! {
         }
     }
 
+    /// Code commented as people comment it: each function with a comment of fresh words,
+    /// which an example's output may show up to three times in a row, never halts; one
+    /// comment (or a sentence printed) written on halts by its fifth copy (`PROSE_LINE_COPIES`
+    /// is four, and as text a copy may end a symbol late).
+    #[test]
+    fn comments_people_write_never_halt_and_written_on_they_do(
+        funcs in proptest::collection::vec((name(), words(5..10), 1usize..4), 8..20),
+        leader in prop::sample::select(vec!["#", "//", "--"]),
+        printed in any::<bool>(),
+    ) {
+        let line = |w: &str| if printed {
+            format!("    print(\"{w}\")\n")
+        } else {
+            format!("    {leader} {w}\n")
+        };
+        let human: String = funcs
+            .iter()
+            .map(|(f, w, shown)| format!("def {f}(x):\n{}    return x\n\n", line(w).repeat(*shown)))
+            .collect();
+        for s in presets() {
+            prop_assert_eq!(halts(&s, &human).map(|h| h.is_none()), [true, true], "{}", human);
+        }
+        let (f, w, _) = &funcs[0];
+        let looped = format!("def {f}(x):\n{}", line(w).repeat(12));
+        for (way, h) in ["tokens", "text"].iter().zip(halts(&StreamSettings::default(), &looped)) {
+            let (at, v) = h.unwrap_or_else(|| panic!("{way}: no halt on {looped}"));
+            prop_assert!(at <= 1 + 5, "{}: halted at line {} {:?}", way, at, v);
+        }
+    }
+
     /// Names that grow by a suffix on every copy halt by the fifth name.
     #[test]
     fn growing_repeats_halt_within_their_bound(base in name(), suffix in name()) {
