@@ -1150,6 +1150,26 @@ fn a_comment_or_a_sentence_written_again_halts_as_prose_does() {
     }
 }
 
+/// An assignment that calls nothing and does not read what it assigns does nothing the second
+/// time: written again and again it halts as any loop does, from its third copy once the
+/// copies cover the halt span. One that reads what it changes is an unrolled step and waits
+/// for its eighth copy.
+#[test]
+fn an_assignment_that_changes_nothing_again_halts_as_any_loop_does() {
+    let head = "def configure(config, settings):\n";
+    let same = "    config.retry_policy.max_attempts = DEFAULT_MAX_ATTEMPTS if settings.strict else FALLBACK\n";
+    let step = "    config.retry_policy.max_attempts = config.retry_policy.max_attempts * BACKOFF + EXTRA\n";
+    for s in presets() {
+        let [tokens, text] = halts(&s, &format!("{head}{}", same.repeat(20)));
+        let (at, v) = tokens.expect("the assignment as tokens halts");
+        assert!(at <= 1 + 4, "as tokens halted at line {at}: {v:?}");
+        let (at, v) = text.expect("the assignment as text halts");
+        assert!(at <= 1 + 4, "as text halted at line {at}: {v:?}");
+        let (at, v) = halts(&s, &format!("{head}{}", step.repeat(20)))[0].expect("the step halts");
+        assert!(at >= 1 + 7, "the step halted at line {at}: {v:?}");
+    }
+}
+
 /// On ids alone nothing says what is new, so a near loop warns as it always did (the
 /// new-word rate holds back warnings only where the text is known).
 #[test]
