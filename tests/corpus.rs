@@ -323,7 +323,7 @@ fn sections_underlined_with_quotes_are_rules() {
         ("Matching the query string of a request", '\''),
         ("Comparing a version against a base", ':'),
     ] {
-        let underline: String = std::iter::repeat_n(mark, title.len()).collect();
+        let underline: String = std::iter::repeat(mark).take(title.len()).collect();
         doc += &format!(
             "{title}\n{underline}\n\nYou can use the `{}` function to match against what the \
              request sent, and the test fails when nothing matches.\n\n",

@@ -1166,7 +1166,7 @@ fn an_assignment_that_changes_nothing_again_halts_as_any_loop_does() {
         let (at, v) = text.expect("the assignment as text halts");
         assert!(at <= 1 + 4, "as text halted at line {at}: {v:?}");
         let (at, v) = halts(&s, &format!("{head}{}", step.repeat(20)))[0].expect("the step halts");
-        assert!(at >= 1 + 7, "the step halted at line {at}: {v:?}");
+        assert!(at > 7, "the step halted at line {at}: {v:?}");
     }
 }
 

@@ -664,7 +664,9 @@ fn same_value_again(parts: [&[u8]; 2]) -> bool {
     let Some(eq) = memchr::memchr(b'=', line) else {
         return false;
     };
-    let (target, value) = (line[..eq].trim_ascii_end(), &line[eq + 1..]);
+    let target = &line[..eq];
+    let target = &target[..target.len() - target.iter().rev().take_while(|&&b| b == b' ').count()];
+    let value = &line[eq + 1..];
     // A name and its fields and indices, then `=` alone (not `==`, `+=`, `<=`, `=>`).
     let name = target
         .iter()
