@@ -665,7 +665,12 @@ fn same_value_again(parts: [&[u8]; 2]) -> bool {
         return false;
     };
     let target = &line[..eq];
-    let target = &target[..target.len() - target.iter().rev().take_while(|&&b| b == b' ').count()];
+    let target = &target[..target.len()
+        - target
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count()];
     let value = &line[eq + 1..];
     // A name and its fields and indices, then `=` alone (not `==`, `+=`, `<=`, `=>`).
     let name = target
