@@ -10,6 +10,7 @@ use crate::verdict::{Action, LoopKind, Unit, Verdict};
 mod judge;
 mod reasoning;
 mod speculative;
+mod unrolled;
 
 pub(crate) use reasoning::Markers;
 

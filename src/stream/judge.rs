@@ -2,6 +2,7 @@
 //! code, in data, in a drawing, in markup, in a list), the strongest kept, and the guard's
 //! warning streak, statistics and evidence brought up to date.
 
+use super::unrolled::{self, CODE_LINE_COPIES};
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
@@ -38,19 +39,6 @@ const MARKUP_LADDER_COPIES: u32 = 32;
 /// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a
 /// regex repeated eleven times in a shell script; runs of `0x00,` in a Unicode table).
 const DATA_SPAN_FACTOR: u32 = 4;
-
-/// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
-/// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
-/// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines with a word
-/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`) and one
-/// call wrapped over five lines, written three times (see `one_line`).
-const CODE_LINE_COPIES: u32 = 8;
-
-/// Copies of a line of prose in code (a comment that says something, a sentence in a string,
-/// between tags or after a statement: see `prose_line`) written out verbatim before they
-/// halt. Nobody unrolls a sentence: in 3.8 M tokens of human code and documents three alike
-/// stand in a row at most (an example's output, `* // 'tick'`), and those are short.
-const PROSE_LINE_COPIES: u32 = 4;
 
 /// Copies of a drawing's row (or block of rows) past which it is taller than a screen.
 const DRAWING_ROWS: u32 = 48;
@@ -211,23 +199,11 @@ impl StreamGuard {
                         } else {
                             Action::Continue
                         };
-                    } else if self.text.in_code()
-                        && f.span / f.period.max(1) < CODE_LINE_COPIES
-                        && one_line(block)
-                        && !imports(block)
-                    {
+                    } else if self.text.in_code() && f.span / f.period.max(1) < CODE_LINE_COPIES {
                         // In code, one line written out again is an unrolled loop
-                        // (`point_double(r, r);` five times): people write a few of them,
-                        // a model writes its loop on. It halts from `CODE_LINE_COPIES`; a
-                        // line of prose (a comment, a sentence) from `PROSE_LINE_COPIES`; an
-                        // assignment that does nothing the second time as any loop does.
-                        let copies = if prose_line(block) {
-                            PROSE_LINE_COPIES
-                        } else if same_value_again(block) {
-                            0
-                        } else {
-                            CODE_LINE_COPIES
-                        };
+                        // (`point_double(r, r);` five times): people write a few of them, a
+                        // model writes its loop on (see `unrolled`).
+                        let copies = unrolled::copies_to_halt(block).unwrap_or(0);
                         if f.span / f.period.max(1) < copies {
                             action = action.min(Action::Warn);
                         }
@@ -542,57 +518,6 @@ impl StreamGuard {
     }
 }
 
-/// The block is one statement: it holds one line break outside parentheses and square
-/// brackets (braces open blocks of statements, not one). A call wrapped over
-/// several lines (`$this->expectHttpRequest($url,` … `$failure);`, written three times to
-/// test three retries) is one line as its writer sees it. The block is a rotation of the
-/// loop, so it may begin inside the brackets: breaks count at the shallowest depth any of
-/// them stands at. (A repetition inside a line, with none, is judged by the line's length:
-/// see `within_a_code_line`.)
-fn one_line(parts: [&[u8]; 2]) -> bool {
-    let (mut depth, mut shallowest, mut breaks) = (0i32, i32::MAX, 0u32);
-    for &b in parts.iter().flat_map(|p| p.iter()) {
-        match b {
-            b'(' | b'[' => depth += 1,
-            b')' | b']' => depth -= 1,
-            b'\n' if depth < shallowest => (shallowest, breaks) = (depth, 1),
-            b'\n' if depth == shallowest => breaks += 1,
-            _ => {}
-        }
-    }
-    breaks == 1
-}
-
-/// A line of the block imports or includes something (`import`, `from … import`,
-/// `#include`, `use`, `using`, `require`): importing a thing again does nothing, so such a
-/// line written out again is never an unrolled loop. (The block's first 256 bytes are read.)
-fn imports(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let block = joined(parts, &mut buf);
-    std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1))
-        .any(|start| {
-            let line = &block[start..];
-            let line = &line[line
-                .iter()
-                .take_while(|&&b| b == b' ' || b == b'\t')
-                .count()..];
-            let line = &line[..memchr::memchr(b'\n', line).unwrap_or(line.len())];
-            [
-                &b"import "[..],
-                b"#include",
-                b"use ",
-                b"using ",
-                b"require ",
-                b"require(",
-                b"require_relative ",
-            ]
-            .iter()
-            .any(|k| line.starts_with(k))
-                || (line.starts_with(b"from ") && memchr::memmem::find(line, b" import ").is_some())
-        })
-}
-
 /// The parts `a`, `b` of the held bytes from byte `from`, less those before byte `start`.
 fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8]; 2] {
     let skip = (start - from) as usize;
@@ -609,223 +534,4 @@ fn assigned(l: &[u8]) -> Option<&[u8]> {
     (1..l.len().saturating_sub(1))
         .find(|&i| l[i] == b'=' && !b"=!<>".contains(&l[i - 1]) && !b"=>".contains(&l[i + 1]))
         .map(|i| &l[i + 1..])
-}
-
-/// The block's first 256 bytes, in one slice.
-fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
-    let n = parts[0].len().min(buf.len());
-    buf[..n].copy_from_slice(&parts[0][..n]);
-    let m = parts[1].len().min(buf.len() - n);
-    buf[n..n + m].copy_from_slice(&parts[1][..m]);
-    &buf[..n + m]
-}
-
-/// The block, one line in any rotation, is prose: a comment that says something (after its
-/// indentation a comment leader, `//`, `/*`, `*`, `#` and white space, `--`, `;`, `%` or
-/// `<!--`, and a word of three letters), or a line that holds a sentence (see
-/// [`holds_sentence`]), in a string or between tags. People unroll a statement a few times
-/// (`point_double(r, r);`), but do not write one sentence again and again in a row: in 16,600
-/// chunks of human code and documents at most three such lines alike stand in a row, all of
-/// them short (`* // 'tick'`, `* experimental New snapshot release`), as a program's output
-/// shown in a document may. Not `#include` or `#[derive]`: `#` and a word at once is code.
-fn prose_line(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
-    let body = match line {
-        [b'/', b'/' | b'*', rest @ ..]
-        | [b'-', b'-', rest @ ..]
-        | [b'<', b'!', b'-', b'-', rest @ ..] => rest,
-        [b'#' | b'*', b' ' | b'\t' | b'#' | b'!', rest @ ..] => rest,
-        [b';' | b'%', rest @ ..] => rest,
-        _ => return holds_sentence(line),
-    };
-    let mut run = 0;
-    body.iter().any(|&b| {
-        run = if b.is_ascii_alphabetic() || b >= 0x80 {
-            run + 1
-        } else {
-            0
-        };
-        run >= 3
-    })
-}
-
-/// The block, one line in any rotation, assigns a value that calls nothing and does not
-/// read what it assigns to (`self.state[key] = key`, `ArrayLength = 1;`, `flag=True,`):
-/// written again right after itself it does nothing, so no one unrolls it. In 16,400 chunks of
-/// human code and documents such a line never stands twice in a row; an unrolled statement
-/// calls something or reads what it changes (`r = double(r)`, `x <<= 1`). A declaration
-/// (`int x = 0;`) is not one: what precedes the `=` is one name, with its fields and indices.
-fn same_value_again(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
-    let Some(eq) = memchr::memchr(b'=', line) else {
-        return false;
-    };
-    let target = &line[..eq];
-    let target = &target[..target.len()
-        - target
-            .iter()
-            .rev()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count()];
-    let value = &line[eq + 1..];
-    // A name and its fields and indices, then `=` alone (not `==`, `+=`, `<=`, `=>`).
-    let name = target
-        .iter()
-        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
-        .count();
-    let whole = target
-        .first()
-        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-        && target
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b"_.[]'\"".contains(&b));
-    if !whole || matches!(value.first(), Some(b'=' | b'>')) || value.contains(&b'(') {
-        return false;
-    }
-    // The value does not read the name assigned to.
-    let base = &target[..name];
-    !value
-        .split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-        .any(|w| w == base)
-}
-
-/// The line a one-line block holds, from its start: the bytes after the block's line break,
-/// then those before it, without the indentation.
-fn line_of<'l>(block: &[u8], line: &'l mut [u8; 256]) -> &'l [u8] {
-    let (i, n) = (
-        memchr::memchr(b'\n', block).map_or(0, |i| i + 1),
-        block.len(),
-    );
-    line[..n - i].copy_from_slice(&block[i..]);
-    line[n - i..n].copy_from_slice(&block[..i]);
-    let line = &line[..n];
-    &line[line
-        .iter()
-        .take_while(|&&b| b == b' ' || b == b'\t' || b == b'\n')
-        .count()..]
-}
-
-/// Words a line must hold in a row to hold a sentence.
-const SENTENCE_WORDS: u32 = 4;
-
-/// The line holds a sentence: `SENTENCE_WORDS` words in a row, each parted from the next by one
-/// space, each letters only, of two or more, lower case but maybe its first (an apostrophe
-/// inside, quotes or a bracket before, punctuation after: `school year! We are`). Code names
-/// its things otherwise (`self.x`, `add(a, b)`, `MAX_LEN`).
-fn holds_sentence(line: &[u8]) -> bool {
-    let mut run = 0;
-    line.split(|&b| b == b' ').any(|word| {
-        // Quotes and brackets around it, punctuation (and the line end) after it.
-        let from = word.iter().take_while(|b| b"\"'(".contains(b)).count();
-        let to = word.len()
-            - word
-                .iter()
-                .rev()
-                .take_while(|b| b",.!?;:\"')\n\r".contains(b))
-                .count();
-        let word = &word[from.min(to)..to];
-        let plain = word.len() >= 2
-            && word[0].is_ascii_alphabetic()
-            && word[1..]
-                .iter()
-                .all(|&b| b.is_ascii_lowercase() || b == b'\'');
-        run = if plain { run + 1 } else { 0 };
-        run >= SENTENCE_WORDS
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_line;
-
-    fn lines(text: &str) -> bool {
-        let (a, b) = text.split_at(text.len() / 2);
-        one_line([a.as_bytes(), b.as_bytes()])
-    }
-
-    #[test]
-    fn a_statement_wrapped_over_lines_is_one_line() {
-        assert!(lines("point_double(r, r);\n"));
-        assert!(lines(
-            "$this->expect($url,\n        GET,\n        $failure);\n"
-        ));
-        // A rotation of that block, beginning inside its brackets.
-        assert!(lines(
-            "        GET,\n        $failure);\n$this->expect($url,\n"
-        ));
-        assert!(!lines("a = f(x)\nb = g(a)\n"));
-        assert!(!lines("if x:\n    return y\n"));
-        assert!(!lines("    return *this;\n}\nV& operator*=(V o) {\n"));
-        assert!(!lines("no break at all"));
-    }
-
-    #[test]
-    fn imports_are_told_in_any_rotation() {
-        let imports = |t: &str| super::imports([t.as_bytes(), b""]);
-        assert!(imports("import os.path\n"));
-        assert!(imports("_service\nimport bank_account.account_data"));
-        assert!(imports("))\nfrom flask_cors import (CORS,\n    x"));
-        assert!(imports("\n#include <stdio.h>"));
-        assert!(!imports("point_double(r, r);\n"));
-        assert!(!imports("from the start, it was\n"));
-        assert!(imports("require 'json'\n"));
-        assert!(!imports("required: true\n"));
-    }
-
-    #[test]
-    fn assignments_that_change_nothing_the_second_time() {
-        let same = |t: &str| super::same_value_again([t.as_bytes(), b""]);
-        assert!(same(
-            "        self.state_machine[initial_state][initial_state] = initial_state\n"
-        ));
-        assert!(same(
-            "initial_state] = initial_state\n        self.state_machine[initial_state]["
-        ));
-        assert!(same("    ArrayLength = 1;\n"));
-        assert!(same("    allow_cache_expiration=True,\n"));
-        assert!(same("curr_val_val = curr_val_val_val + 1;\n"));
-        assert!(!same("    r = double(r);\n"), "calls something");
-        assert!(!same("    x = x * 2\n"), "reads what it changes");
-        assert!(!same("    total += step;\n"));
-        assert!(!same("    if a == b:\n"));
-        assert!(!same("    int count = 0;\n"), "a declaration");
-        assert!(
-            !same("    a, b = b, a\n"),
-            "a swap changes something every time"
-        );
-        assert!(!same("    <div class=\"row\">\n"));
-        assert!(!same("    print(a)\n"));
-    }
-
-    #[test]
-    fn comments_and_sentences_are_prose_in_any_rotation() {
-        let comment = |t: &str| super::prose_line([t.as_bytes(), b""]);
-        assert!(comment("    # TODO: Implement this function in Python\n"));
-        assert!(comment("in Python\n    # TODO: Implement this function "));
-        assert!(
-            comment("  Animal:\n  //"),
-            "the leader cut from its words by the rotation"
-        );
-        assert!(!comment("  \n  //"));
-        assert!(comment("-- the name of the table\n"));
-        assert!(comment(" * Returns the value.\n"));
-        assert!(comment("<!-- navigation -->\n"));
-        assert!(!comment("#include <algorithm>\n"));
-        assert!(!comment("#[derive(Debug)]\n"));
-        assert!(!comment("    # 1\n"), "no word in it");
-        assert!(!comment("point_double(r, r);\n"));
-        assert!(!comment("x = y  # set x\n"), "code first");
-        let p = "      <p class=\"text\">Welcome to the new school year! We are excited</p>\n";
-        assert!(comment(p) && comment(&p[30..]));
-        assert!(comment("    print(\"Hello, welcome to the program\")\n"));
-        assert!(!comment("    print(\"HTTP status code: \" + str(code))\n"));
-        assert!(!comment("ecp_nistz256_point_double(r, r);\n"));
-        assert!(!comment(
-            "    return self.items if the_list else none_of_them\n"
-        ));
-    }
 }
