@@ -1170,6 +1170,37 @@ fn an_assignment_that_changes_nothing_again_halts_as_any_loop_does() {
     }
 }
 
+/// An object, a mapping or a rule of style holds a key once: the same key and value given
+/// again and again halt as any loop does, while a config of keys each given once does not.
+#[test]
+fn a_key_given_again_and_again_halts_as_any_loop_does() {
+    let head = "const pool = {\n  name: 'primary',\n";
+    let key = "  connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS * RETRY_FACTOR,\n";
+    for s in presets() {
+        let [tokens, text] = halts(&s, &format!("{head}{}", key.repeat(20)));
+        let (at, v) = tokens.expect("the key as tokens halts");
+        assert!(at <= 2 + 4, "as tokens halted at line {at}: {v:?}");
+        let (at, v) = text.expect("the key as text halts");
+        assert!(at <= 2 + 4, "as text halted at line {at}: {v:?}");
+    }
+    let config: String = std::iter::once(head.to_string())
+        .chain(
+            [
+                "idleTimeoutMillis",
+                "maxUses",
+                "statementTimeout",
+                "queryTimeout",
+            ]
+            .iter()
+            .map(|k| format!("  {k}: DEFAULT_CONNECTION_TIMEOUT_MILLIS * RETRY_FACTOR,\n")),
+        )
+        .chain(std::iter::once("};\n".to_string()))
+        .collect();
+    for s in presets() {
+        assert_eq!(halts(&s, &config).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+}
+
 /// On ids alone nothing says what is new, so a near loop warns as it always did (the
 /// new-word rate holds back warnings only where the text is known).
 #[test]
