@@ -1201,6 +1201,35 @@ fn a_key_given_again_and_again_halts_as_any_loop_does() {
     }
 }
 
+/// A declaration made again right after itself declares nothing new (most languages refuse
+/// it): written on and on it halts as any loop does; a list of fields, each declared once,
+/// does not.
+#[test]
+fn a_declaration_made_again_and_again_halts_as_any_loop_does() {
+    let head = "struct list_node {\n    int value;\n";
+    let decl = "    struct list_node *next_node_in_the_same_bucket_of_the_table;\n";
+    for s in presets() {
+        let [tokens, text] = halts(&s, &format!("{head}{}", decl.repeat(20)));
+        let (at, v) = tokens.expect("the declaration as tokens halts");
+        assert!(at <= 2 + 6, "as tokens halted at line {at}: {v:?}");
+        let (at, v) = text.expect("the declaration as text halts");
+        assert!(at <= 2 + 6, "as text halted at line {at}: {v:?}");
+    }
+    let fields: String = std::iter::once(head.to_string())
+        .chain(
+            ["prev", "next", "parent", "first_child", "next_sibling"]
+                .iter()
+                .map(|f| {
+                    format!("    struct list_node *{f}_node_in_the_same_bucket_of_the_table;\n")
+                }),
+        )
+        .chain(std::iter::once("};\n".to_string()))
+        .collect();
+    for s in presets() {
+        assert_eq!(halts(&s, &fields).map(|h| h.map(|(_, v)| v)), [None, None]);
+    }
+}
+
 /// On ids alone nothing says what is new, so a near loop warns as it always did (the
 /// new-word rate holds back warnings only where the text is known).
 #[test]
