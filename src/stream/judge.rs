@@ -2,7 +2,7 @@
 //! code, in data, in a drawing, in markup, in a list), the strongest kept, and the guard's
 //! warning streak, statistics and evidence brought up to date.
 
-use super::unrolled::{self, CODE_LINE_COPIES};
+use super::unrolled::{self, assigned, CODE_LINE_COPIES};
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::text::{
@@ -526,12 +526,4 @@ fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8];
     } else {
         [&[], &b[(skip - a.len()).min(b.len())..]]
     }
-}
-
-/// What line `l` assigns: the bytes after its first `=` that is not part of `==`, `!=`, `<=`,
-/// `>=` or `=>`.
-fn assigned(l: &[u8]) -> Option<&[u8]> {
-    (1..l.len().saturating_sub(1))
-        .find(|&i| l[i] == b'=' && !b"=!<>".contains(&l[i - 1]) && !b"=>".contains(&l[i + 1]))
-        .map(|i| &l[i + 1..])
 }

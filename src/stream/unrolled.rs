@@ -25,11 +25,15 @@ pub(super) fn copies_to_halt(parts: [&[u8]; 2]) -> Option<u32> {
     if !one_line(parts) {
         return None;
     }
-    Some(if imports(parts) {
+    let mut buf = [0u8; 256];
+    let block = joined(parts, &mut buf);
+    let mut rotated = [0u8; 256];
+    let line = line_of(block, &mut rotated);
+    Some(if imports(block) {
         0
-    } else if prose_line(parts) {
+    } else if prose_line(line) {
         PROSE_LINE_COPIES
-    } else if same_value_again(parts) || same_key_again(parts) || declares_again(parts) {
+    } else if same_value_again(line) || same_key_again(line) || declares_again(line) {
         0
     } else {
         CODE_LINE_COPIES
@@ -60,9 +64,7 @@ fn one_line(parts: [&[u8]; 2]) -> bool {
 /// A line of the block imports or includes something (`import`, `from … import`,
 /// `#include`, `use`, `using`, `require`): importing a thing again does nothing, so such a
 /// line written out again is never an unrolled loop. (The block's first 256 bytes are read.)
-fn imports(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let block = joined(parts, &mut buf);
+fn imports(block: &[u8]) -> bool {
     std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', block).map(|i| i + 1))
         .any(|start| {
@@ -87,6 +89,14 @@ fn imports(parts: [&[u8]; 2]) -> bool {
         })
 }
 
+/// What line `l` assigns: the bytes after its first `=` that is not part of `==`, `!=`, `<=`,
+/// `>=` or `=>`.
+pub(super) fn assigned(l: &[u8]) -> Option<&[u8]> {
+    (1..l.len().saturating_sub(1))
+        .find(|&i| l[i] == b'=' && !b"=!<>".contains(&l[i - 1]) && !b"=>".contains(&l[i + 1]))
+        .map(|i| &l[i + 1..])
+}
+
 /// The block's first 256 bytes, in one slice.
 fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
     let n = parts[0].len().min(buf.len());
@@ -104,10 +114,7 @@ fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
 /// chunks of human code and documents at most three such lines alike stand in a row, all of
 /// them short (`* // 'tick'`, `* experimental New snapshot release`), as a program's output
 /// shown in a document may. Not `#include` or `#[derive]`: `#` and a word at once is code.
-fn prose_line(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
+fn prose_line(line: &[u8]) -> bool {
     let body = match line {
         [b'/', b'/' | b'*', rest @ ..]
         | [b'-', b'-', rest @ ..]
@@ -133,22 +140,18 @@ fn prose_line(parts: [&[u8]; 2]) -> bool {
 /// human code and documents such a line never stands twice in a row; an unrolled statement
 /// calls something or reads what it changes (`r = double(r)`, `x <<= 1`). A declaration
 /// (`int x = 0;`) is not one: what precedes the `=` is one name, with its fields and indices.
-fn same_value_again(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
-    let Some(eq) = memchr::memchr(b'=', line) else {
+fn same_value_again(line: &[u8]) -> bool {
+    let Some(value) = assigned(line) else {
         return false;
     };
-    let target = &line[..eq];
+    let target = &line[..line.len() - value.len() - 1];
     let target = &target[..target.len()
         - target
             .iter()
             .rev()
             .take_while(|b| b.is_ascii_whitespace())
             .count()];
-    let value = &line[eq + 1..];
-    // A name and its fields and indices, then `=` alone (not `==`, `+=`, `<=`, `=>`).
+    // A name and its fields and indices (not `x +`, `int x`, `a, b`) before the `=`.
     let name = target
         .iter()
         .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_')
@@ -159,7 +162,7 @@ fn same_value_again(parts: [&[u8]; 2]) -> bool {
         && target
             .iter()
             .all(|&b| b.is_ascii_alphanumeric() || b"_.[]'\"".contains(&b));
-    if !whole || matches!(value.first(), Some(b'=' | b'>')) || value.contains(&b'(') {
+    if !whole || value.contains(&b'(') {
         return false;
     }
     // The value does not read the name assigned to.
@@ -175,10 +178,7 @@ fn same_value_again(parts: [&[u8]; 2]) -> bool {
 /// style or a list of parameters holds a key once, so the same line right after itself names
 /// nothing new: in 16,400 chunks of human code and documents it never stands twice in a row in
 /// code. Not `std::io` or `http://`, and not a line that ends at its colon (`else:`, a label).
-fn same_key_again(parts: [&[u8]; 2]) -> bool {
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
+fn same_key_again(line: &[u8]) -> bool {
     let key = match line.first() {
         Some(&q @ (b'"' | b'\'')) => memchr::memchr(q, &line[1..]).map(|i| i + 2),
         Some(b) if b.is_ascii_alphabetic() || *b == b'_' => Some(
@@ -206,7 +206,7 @@ fn same_key_again(parts: [&[u8]; 2]) -> bool {
 /// right after itself it declares nothing new (most languages refuse it): in 16,400 chunks of
 /// human code and documents it never stands twice in a row. Not a statement led by a keyword
 /// that acts (`return x;`, `delete p;`, `print x;`).
-fn declares_again(parts: [&[u8]; 2]) -> bool {
+fn declares_again(line: &[u8]) -> bool {
     const ACTS: &[&[u8]] = &[
         b"return",
         b"delete",
@@ -224,9 +224,6 @@ fn declares_again(parts: [&[u8]; 2]) -> bool {
         b"else",
         b"do",
     ];
-    let mut buf = [0u8; 256];
-    let mut line = [0u8; 256];
-    let line = line_of(joined(parts, &mut buf), &mut line);
     let line = &line[..line.len()
         - line
             .iter()
@@ -336,9 +333,15 @@ mod tests {
         assert!(!lines("no break at all"));
     }
 
+    /// Reads `text`, a one-line block in some rotation, with `reader` as `copies_to_halt` does.
+    fn read(reader: fn(&[u8]) -> bool, text: &str) -> bool {
+        let mut line = [0u8; 256];
+        reader(super::line_of(text.as_bytes(), &mut line))
+    }
+
     #[test]
     fn imports_are_told_in_any_rotation() {
-        let imports = |t: &str| super::imports([t.as_bytes(), b""]);
+        let imports = |t: &str| super::imports(t.as_bytes());
         assert!(imports("import os.path\n"));
         assert!(imports("_service\nimport bank_account.account_data"));
         assert!(imports("))\nfrom flask_cors import (CORS,\n    x"));
@@ -351,7 +354,7 @@ mod tests {
 
     #[test]
     fn assignments_that_change_nothing_the_second_time() {
-        let same = |t: &str| super::same_value_again([t.as_bytes(), b""]);
+        let same = |t: &str| read(super::same_value_again, t);
         assert!(same(
             "        self.state_machine[initial_state][initial_state] = initial_state\n"
         ));
@@ -376,7 +379,7 @@ mod tests {
 
     #[test]
     fn keys_given_again_in_any_rotation() {
-        let key = |t: &str| super::same_key_again([t.as_bytes(), b""]);
+        let key = |t: &str| read(super::same_key_again, t);
         assert!(key("    \"babel-loader-2.2\": \"babel-loader-2.2\",\n"));
         assert!(key("1000000\n          maxIdleTime: "));
         assert!(key("    role_type_id: int,\n"));
@@ -392,7 +395,7 @@ mod tests {
 
     #[test]
     fn declarations_made_again_in_any_rotation() {
-        let decl = |t: &str| super::declares_again([t.as_bytes(), b""]);
+        let decl = |t: &str| read(super::declares_again, t);
         assert!(decl("    Node* head_ref_ref;\n"));
         assert!(decl("    Node *head;\n"));
         assert!(decl("    private int color_color;\n"));
@@ -415,7 +418,7 @@ mod tests {
 
     #[test]
     fn comments_and_sentences_are_prose_in_any_rotation() {
-        let comment = |t: &str| super::prose_line([t.as_bytes(), b""]);
+        let comment = |t: &str| read(super::prose_line, t);
         assert!(comment("    # TODO: Implement this function in Python\n"));
         assert!(comment("in Python\n    # TODO: Implement this function "));
         assert!(
