@@ -1150,6 +1150,14 @@ fn a_comment_or_a_sentence_written_again_halts_as_prose_does() {
     }
 }
 
+/// `text` halts by line `last` (counting from 0) at `s`, fed as tokens with pieces and as text.
+fn assert_halts_by(s: &StreamSettings, text: &str, last: usize, what: &str) {
+    for (way, h) in ["tokens", "text"].iter().zip(halts(s, text)) {
+        let (at, v) = h.unwrap_or_else(|| panic!("{what} as {way} does not halt"));
+        assert!(at <= last, "{what} as {way} halted at line {at}: {v:?}");
+    }
+}
+
 /// An assignment that calls nothing and does not read what it assigns does nothing the second
 /// time: written again and again it halts as any loop does, from its third copy once the
 /// copies cover the halt span. One that reads what it changes is an unrolled step and waits
@@ -1160,11 +1168,12 @@ fn an_assignment_that_changes_nothing_again_halts_as_any_loop_does() {
     let same = "    config.retry_policy.max_attempts = DEFAULT_MAX_ATTEMPTS if settings.strict else FALLBACK\n";
     let step = "    config.retry_policy.max_attempts = config.retry_policy.max_attempts * BACKOFF + EXTRA\n";
     for s in presets() {
-        let [tokens, text] = halts(&s, &format!("{head}{}", same.repeat(20)));
-        let (at, v) = tokens.expect("the assignment as tokens halts");
-        assert!(at <= 1 + 4, "as tokens halted at line {at}: {v:?}");
-        let (at, v) = text.expect("the assignment as text halts");
-        assert!(at <= 1 + 4, "as text halted at line {at}: {v:?}");
+        assert_halts_by(
+            &s,
+            &format!("{head}{}", same.repeat(20)),
+            1 + 4,
+            "the assignment",
+        );
         let (at, v) = halts(&s, &format!("{head}{}", step.repeat(20)))[0].expect("the step halts");
         assert!(at > 7, "the step halted at line {at}: {v:?}");
     }
@@ -1177,11 +1186,7 @@ fn a_key_given_again_and_again_halts_as_any_loop_does() {
     let head = "const pool = {\n  name: 'primary',\n";
     let key = "  connectionTimeoutMillis: DEFAULT_CONNECTION_TIMEOUT_MILLIS * RETRY_FACTOR,\n";
     for s in presets() {
-        let [tokens, text] = halts(&s, &format!("{head}{}", key.repeat(20)));
-        let (at, v) = tokens.expect("the key as tokens halts");
-        assert!(at <= 2 + 4, "as tokens halted at line {at}: {v:?}");
-        let (at, v) = text.expect("the key as text halts");
-        assert!(at <= 2 + 4, "as text halted at line {at}: {v:?}");
+        assert_halts_by(&s, &format!("{head}{}", key.repeat(20)), 2 + 4, "the key");
     }
     let config: String = std::iter::once(head.to_string())
         .chain(
@@ -1209,11 +1214,12 @@ fn a_declaration_made_again_and_again_halts_as_any_loop_does() {
     let head = "struct list_node {\n    int value;\n";
     let decl = "    struct list_node *next_node_in_the_same_bucket_of_the_table;\n";
     for s in presets() {
-        let [tokens, text] = halts(&s, &format!("{head}{}", decl.repeat(20)));
-        let (at, v) = tokens.expect("the declaration as tokens halts");
-        assert!(at <= 2 + 6, "as tokens halted at line {at}: {v:?}");
-        let (at, v) = text.expect("the declaration as text halts");
-        assert!(at <= 2 + 6, "as text halted at line {at}: {v:?}");
+        assert_halts_by(
+            &s,
+            &format!("{head}{}", decl.repeat(20)),
+            2 + 6,
+            "the declaration",
+        );
     }
     let fields: String = std::iter::once(head.to_string())
         .chain(
