@@ -80,6 +80,7 @@ mod novelty;
 mod profile;
 mod stream;
 mod structure;
+mod stutter;
 mod template;
 mod text;
 mod verdict;

@@ -1736,3 +1736,132 @@ fn a_rule_drawn_with_a_letter_is_a_decoration() {
         }
     }
 }
+
+/// Bytes of `text` pushed when the guard first halts, fed as tokens with pieces and as 16-byte
+/// chunks of text, with the verdict.
+fn halt_bytes(settings: &StreamSettings, text: &str) -> [Option<(usize, Verdict)>; 2] {
+    let config = StreamConfig::new(settings).unwrap();
+    let mut g = StreamGuard::new(&config);
+    let mut pushed = 0;
+    let tokens = tokenize(text).into_iter().find_map(|(id, piece)| {
+        pushed += piece.len();
+        let v = g.push_token(id, Some(&piece));
+        (v.action == Action::Halt).then_some((pushed, v))
+    });
+    let mut g = StreamGuard::new(&config);
+    let mut pushed = 0;
+    let chunks = text.as_bytes().chunks(16).find_map(|c| {
+        pushed += c.len();
+        let v = g.push_text(c);
+        (v.action == Action::Halt).then_some((pushed, v))
+    });
+    [tokens, chunks]
+}
+
+/// The copy of a part of `unit` bytes said on in a name by which the guard halts: the tenth,
+/// or the one by which the loop spans the symbols the exact-loop detector needs to report it
+/// (`warn_span`; a piece of `tokenize` holds at most 5 bytes, so a symbol at most one unit or
+/// 5 bytes of them), and then the copies a piece or a chunk of text that ends it holds.
+fn last_copy(s: &StreamSettings, unit: usize) -> usize {
+    let per_symbol = 5.0f64.max(unit as f64) / unit as f64;
+    10.max((s.warn_span as f64 * per_symbol).ceil() as usize) + 16 / unit + 1
+}
+
+/// A name that says one of its parts on (`create_yaml_yaml_yaml…`) halts once the part came
+/// back ten times and the exact-loop detector reports the loop (`warn_span` symbols: a part
+/// of one token halts at its 16th copy at `balanced`), in a line of code as anywhere, however
+/// the name is joined. Eight times, as people at most say a part, it does not halt, nor do the names people
+/// write with a part said again (a walk up a tree, a test of a long name, base64).
+#[test]
+fn a_name_that_says_one_part_on_halts() {
+    let cases = [
+        (
+            "```python\nimport yaml\n\ndef create",
+            "_yaml",
+            "(config):\n",
+        ),
+        (
+            "```ts\nclass Rectangle {\n  private off",
+            "Type",
+            ": any;\n",
+        ),
+        ("```java\nimport java", ".util", ".List;\n"),
+        ("```yaml\nimage: nginx", "-dev", ":latest\n"),
+    ];
+    for s in presets() {
+        for (head, unit, tail) in cases {
+            let text = format!("{head}{}{tail}", unit.repeat(60));
+            for (way, h) in ["tokens", "text"].iter().zip(halt_bytes(&s, &text)) {
+                if *way == "text" && unit == "Type" {
+                    // As text a name joined by capitals alone is one long word, not symbols.
+                    continue;
+                }
+                let (at, v) = h.unwrap_or_else(|| panic!("{unit} as {way}: no halt"));
+                assert_eq!(v.kind, LoopKind::WordStutter, "{unit} as {way}: {v:?}");
+                let copies = (at - head.len()) / unit.len();
+                assert!(
+                    (10..=last_copy(&s, unit.len())).contains(&copies),
+                    "{unit} as {way}: halted at copy {copies}: {v:?}"
+                );
+            }
+            let text = format!("{head}{}{tail}", unit.repeat(8));
+            assert_eq!(
+                halt_bytes(&s, &text).map(|h| h.map(|h| h.1)),
+                [None, None],
+                "{text}"
+            );
+        }
+    }
+    let human = "```\nuse super::super::super::super::Foundation::HANDLE;\n\
+                 root = path.parent.parent.parent.parent\n\
+                 name = '_TEST_TEST_TEST_TEST_TEST_TEST_TEST_TEST_TES.txt'\n\
+                 host = 'twohundredandfiftythreecharacters.twohundredandfiftythreecharacters.\
+                 twohundredandfiftythreecharacters.twohundredandfiftythreecharacters.\
+                 twohundredandfiftythreecharacters.twohundredandfiftythreecharacters.\
+                 twohundredandfiftythreecharacters.com'\n\
+                 blob = 'Y2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2Nj'\n```\n";
+    for s in presets() {
+        assert_eq!(halt_bytes(&s, human).map(|h| h.map(|h| h.1)), [None, None]);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// A made-up part said on inside a line of code, joined any way, halts as a name that
+    /// stutters, from its tenth copy to the one the exact-loop detector reports it by; said
+    /// eight times it does not halt.
+    #[test]
+    fn any_part_said_on_in_a_name_halts_from_its_tenth_copy(
+        part in name(),
+        joint in prop::sample::select(vec!["_", ".", "-", "/", "::", ""]),
+        head in name(),
+    ) {
+        let unit = if joint.is_empty() {
+            // Joined by a capital: `offTypeType`.
+            let mut p = part.clone();
+            p[..1].make_ascii_uppercase();
+            p
+        } else {
+            format!("{joint}{part}")
+        };
+        let lead = format!("def run(x):\n    value = {head}");
+        for s in presets() {
+            let text = format!("{lead}{}(x)\n", unit.repeat(80));
+            for (way, h) in ["tokens", "text"].iter().zip(halt_bytes(&s, &text)) {
+                if *way == "text" && joint.is_empty() {
+                    // As text a name joined by capitals alone is one long word, not symbols.
+                    continue;
+                }
+                let (at, v) = h.unwrap_or_else(|| panic!("{unit} as {way}: no halt"));
+                let copies = (at - lead.len()) / unit.len();
+                prop_assert!(
+                    (10..=last_copy(&s, unit.len())).contains(&copies),
+                    "{} as {}: halted at copy {}: {:?}", unit, way, copies, v
+                );
+            }
+            let few = format!("{lead}{}(x)\n", unit.repeat(8));
+            prop_assert_eq!(halt_bytes(&s, &few).map(|h| h.map(|h| h.1)), [None, None]);
+        }
+    }
+}

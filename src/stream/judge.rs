@@ -5,6 +5,7 @@
 use super::unrolled::{self, assigned, CODE_LINE_COPIES};
 use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
+use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
     is_list_fill, is_rule_text, is_underline, is_word, Numbers, TextFinding, BUFFER_FACTOR,
@@ -139,6 +140,8 @@ impl StreamGuard {
     fn symbol_verdict(&self, f: Finding, sym: u64, now: u64) -> Verdict {
         let mut kind = f.kind;
         let mut action = f.level;
+        // The loop is a name that stutters: judged already, wherever it stands.
+        let mut name = false;
         let onset_byte = self.text_byte(f.onset, now);
         if kind == LoopKind::ExactLoop {
             if let Some(start) = self.text_byte(now.saturating_sub(f.period as u64), now) {
@@ -146,7 +149,21 @@ impl StreamGuard {
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
                     let block = block_from(a, b, from, start);
-                    if is_rule_text([a, b]) || is_underline([a, b]) {
+                    if let Some(units) = stutter::units_in(block) {
+                        // One part of a name said again and again (`_yaml_yaml`, a host
+                        // name's label in a test of a long name): judged by how often people
+                        // say a part, inside a line of code too (see `stutter`).
+                        let copies = f.span / f.period.max(1) * units;
+                        action = if copies >= STUTTER_HALT {
+                            Action::Halt
+                        } else if copies >= STUTTER_WARN {
+                            Action::Warn
+                        } else {
+                            Action::Continue
+                        };
+                        kind = LoopKind::WordStutter;
+                        name = true;
+                    } else if is_rule_text([a, b]) || is_underline([a, b]) {
                         // A rule drawn with tokens (`━━━━`, `-----`): judged like a separator
                         // run. One whose first byte is no longer known is long past a line.
                         let limit = self.config.inner.settings.separator_run_halt as u64;
@@ -214,14 +231,14 @@ impl StreamGuard {
                 kind = LoopKind::WordStutter;
             }
         }
-        if action > Action::Continue && self.within_a_code_line(onset_byte) {
+        if action > Action::Continue && !name && self.within_a_code_line(onset_byte) {
             action = Action::Continue;
         }
         // In structured text (code, markup, tables, fields, `#` lines) blocks recur by
         // design: a block written twice, one recurring from far back, or a few closing tags
         // or brackets written three times (`</td></tr></table>`) is not a warning there. A
         // loop warns once it has what a halt needs: the copies and the span.
-        if action == Action::Warn && (self.text.in_code() || self.text.marked()) {
+        if action == Action::Warn && !name && (self.text.in_code() || self.text.marked()) {
             let s = &self.config.inner.settings;
             if kind == LoopKind::LongRepeat
                 || f.span / f.period.max(1) < s.halt_copies
