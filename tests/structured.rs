@@ -908,6 +908,41 @@ fn a_buffer_of_escaped_bytes_is_data_as_long_as_the_buffer() {
     }
 }
 
+/// A buffer of one word spelled out as a list is data as long as the buffer, however the
+/// loop's copy is cut: Go's runtime tests fill an array with `0xffffffff` on one long line,
+/// HMAC's tests (RFC 4231) spell a 131-byte key of `0xaa` in rows of eight. A copy cut inside
+/// a number (`xaa, 0xaa, …, 0`) is the same loop as one cut between two, and a copy of one
+/// twelve-byte item needs three items' worth of bytes before it to show two whole ones. A long
+/// decimal written on and on is no buffer and halts as other data does.
+#[test]
+fn a_list_of_one_word_is_a_buffer_however_its_copy_is_cut() {
+    let words = format!(
+        "func TestDefer(t *testing.T) {{\n\tvar a = [...]uint32{{{}}}\n\tuse(a)\n}}\n",
+        "0xffffffff, ".repeat(90)
+    );
+    let rows = format!(
+        "var key = []byte{{\n{}\t\t\t0xaa, 0xaa, 0xaa,\n\t\t}}\n",
+        "\t\t\t0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,\n".repeat(16)
+    );
+    for s in presets() {
+        assert_eq!(halts(&s, &words), [None, None], "{words}");
+        assert_eq!(halts(&s, &rows), [None, None], "{rows}");
+    }
+    let decimals = format!(
+        "    return jsonify({{\"users\": [{}",
+        "1234567890, ".repeat(60)
+    );
+    for (way, h) in halts(&StreamSettings::default(), &decimals)
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            h.is_some(),
+            "way {way}: no halt on sixty copies of a ten-digit number"
+        );
+    }
+}
+
 /// A name grown three times in a row by one suffix (`is_empty`, `is_empty_value`,
 /// `is_empty_value_value`, `is_empty_value_value_value`) halts at the fourth name: people who
 /// grow a name add a new suffix each time. Three growths by new suffixes still only warn. A
@@ -1800,7 +1835,7 @@ fn a_name_that_says_one_part_on_halts() {
                 assert_eq!(v.kind, LoopKind::WordStutter, "{unit} as {way}: {v:?}");
                 let copies = (at - head.len()) / unit.len();
                 assert!(
-                    (10..=last_copy(&s, unit.len())).contains(&copies),
+                    (9..=last_copy(&s, unit.len())).contains(&copies),
                     "{unit} as {way}: halted at copy {copies}: {v:?}"
                 );
             }
@@ -1830,7 +1865,9 @@ proptest! {
 
     /// A made-up part said on inside a line of code, joined any way, halts as a name that
     /// stutters, from its tenth copy to the one the exact-loop detector reports it by; said
-    /// eight times it does not halt.
+    /// eight times it does not halt. (The tenth copy in symbols: when the name's head ends as
+    /// the part does, the loop's first copy begins a symbol early, so the halt may come a
+    /// symbol before the tenth copy's last byte.)
     #[test]
     fn any_part_said_on_in_a_name_halts_from_its_tenth_copy(
         part in name(),
@@ -1849,14 +1886,15 @@ proptest! {
         for s in presets() {
             let text = format!("{lead}{}(x)\n", unit.repeat(80));
             for (way, h) in ["tokens", "text"].iter().zip(halt_bytes(&s, &text)) {
-                if *way == "text" && joint.is_empty() {
-                    // As text a name joined by capitals alone is one long word, not symbols.
+                if *way == "text" && (joint.is_empty() || joint == "/") {
+                    // As text a name joined by capitals alone is one long word, not symbols,
+                    // and one joined by `/` reads as the path of a web address.
                     continue;
                 }
                 let (at, v) = h.unwrap_or_else(|| panic!("{unit} as {way}: no halt"));
                 let copies = (at - lead.len()) / unit.len();
                 prop_assert!(
-                    (10..=last_copy(&s, unit.len())).contains(&copies),
+                    (9..=last_copy(&s, unit.len())).contains(&copies),
                     "{} as {}: halted at copy {}: {:?}", unit, way, copies, v
                 );
             }

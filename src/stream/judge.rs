@@ -8,8 +8,8 @@ use crate::engine::Finding;
 use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
-    is_list_fill, is_rule_text, is_underline, is_word, Numbers, TextFinding, BUFFER_FACTOR,
-    CODE_LINE, NAMED_LADDER_COPIES,
+    is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers, TextFinding,
+    BUFFER_FACTOR, CODE_LINE, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -194,7 +194,7 @@ impl StreamGuard {
                         if f.span / f.period.max(1) < rows {
                             action = Action::Continue;
                         }
-                    } else if is_data(block) || is_filler(block) {
+                    } else if is_data(&whole_tokens(block)) || is_filler(&whole_tokens(block)) {
                         // A block without words — numbers, hex, a regex, base64, or only
                         // `NULL`s — is data, and tables of data repeat their values and rows:
                         // only a long run of it halts, four times the span and one copy more,
@@ -329,10 +329,12 @@ impl StreamGuard {
     /// known) is a buffer spelled out, one escaped byte or one number of a list again and
     /// again: read over the bytes just before that copy, a few escapes' or items' worth, so
     /// that whole ones lie in it however the copy is cut, and whatever the newest token adds
-    /// after the loop.
+    /// after the loop. Three copies' worth when a copy is one item (`0xffffffff, `, twelve
+    /// bytes: two whole ones lie in 36 however they are cut), 24 to 64 bytes.
     fn loop_is_fill(&self, start: u64, onset: Option<u64>) -> bool {
+        let back = (3 * self.text.bytes.saturating_sub(start)).clamp(24, 64);
         // An onset no longer mapped to a byte lies before all the bytes held.
-        let from = start.saturating_sub(24).max(onset.unwrap_or(0));
+        let from = start.saturating_sub(back).max(onset.unwrap_or(0));
         let len = (start - from.min(start)) as usize;
         self.text.bytes_from(from).is_some_and(|(a, b)| {
             let a_len = a.len().min(len);
@@ -486,7 +488,7 @@ impl StreamGuard {
         let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
         start
             .and_then(|s| self.text.bytes_from(s))
-            .is_some_and(|(a, b)| is_data([a, b]) || is_filler([a, b]))
+            .is_some_and(|(a, b)| is_data(&[a, b]) || is_filler(&[a, b]))
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.

@@ -96,7 +96,10 @@ pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
 
 /// The text is one number written again and again as the items of a list (`0x00, 0x00,`, on
 /// as many lines as it takes), wherever in an item it begins and ends, with two whole items
-/// at least: a byte buffer or a blank bitmap spelled out in code, as long as the buffer.
+/// at least: a byte buffer or a blank bitmap spelled out in code, as long as the buffer. The
+/// number is one a buffer holds: hex, or at most five decimal digits (65535). A longer
+/// decimal written again and again is no buffer: in 459 MB of source one stands five times
+/// in a row (`50790`), never eight.
 pub(crate) fn is_list_fill(parts: [&[u8]; 2]) -> bool {
     let Some((buf, n)) = joined(parts) else {
         return false;
@@ -104,7 +107,7 @@ pub(crate) fn is_list_fill(parts: [&[u8]; 2]) -> bool {
     let text = &buf[..n];
     let number = |d: &[u8]| match d {
         [b'0', b'x' | b'X', h @ ..] => !h.is_empty() && h.iter().all(u8::is_ascii_hexdigit),
-        _ => !d.is_empty() && d.iter().all(u8::is_ascii_digit),
+        _ => (1..=5).contains(&d.len()) && d.iter().all(u8::is_ascii_digit),
     };
     // The fragments between separators, by where they stand: cut by the text's start (a suffix
     // of the item), by its end (a prefix), or whole (the item itself); between each two, one
@@ -158,13 +161,13 @@ pub(crate) fn is_word(parts: [&[u8]; 2]) -> bool {
 /// a token that is not a number (a number has a digit and hex digits only, after an optional
 /// `0x`). So numbers, hex, base64, regular expressions with digits and `0x0, 0x0` are data;
 /// `sha256`, `n.mul` and `# #` are not. Bytes of multi-byte characters are letters.
-pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
+pub(crate) fn is_data(parts: &[&[u8]]) -> bool {
     // The current token: its longest run of letters, the current run, whether it is hex
     // only, whether it has a digit. Data has a digit somewhere (`# # #` is not data).
     let (mut longest, mut run, mut hex, mut digit) = (0u32, 0u32, true, false);
     let mut any_digit = false;
     let is_word = |longest: u32, hex: bool, digit: bool| longest >= 3 && !(hex && digit);
-    for &c in parts[0].iter().chain(parts[1]) {
+    for &c in parts.iter().copied().flatten() {
         if c.is_ascii_digit() {
             (run, digit, any_digit) = (0, true, true);
         } else if c.is_ascii_alphabetic() || c >= 0x80 {
@@ -181,10 +184,39 @@ pub(crate) fn is_data(parts: [&[u8]; 2]) -> bool {
     any_digit && !is_word(longest, hex, digit)
 }
 
+/// A loop's copy with its tokens whole. A copy may be cut anywhere in a token, and a cut
+/// `0xaa` reads as the word `xaa`: the part of a token it begins inside and the part of one it
+/// ends inside are left out (`xaa, 0xaa, …,\n\t\t\t0` is read as `, 0xaa, …,\n\t\t\t`),
+/// from its first byte that is no part of a word or a number to its last. A copy of one token
+/// and what follows it (`ffff, 0xffff`) is turned round instead (`, 0xffff0xffff` would not
+/// do: `, 0xffffffff`), as copies follow each other. A copy without such a byte is left as it is.
+pub(crate) fn whole_tokens<'t>(parts: [&'t [u8]; 2]) -> [&'t [u8]; 4] {
+    let cut = |b: &u8| !b.is_ascii_alphanumeric() && *b != b'_' && *b < 0x80;
+    let [a, b] = parts;
+    let n = a.len() + b.len();
+    let at = |k: usize| if k < a.len() { a[k] } else { b[k - a.len()] };
+    let slice = |from: usize, to: usize| -> [&'t [u8]; 2] {
+        let (a_from, a_to) = (from.min(a.len()), to.min(a.len()));
+        let (b_from, b_to) = (from.max(a.len()) - a.len(), to.max(a.len()) - a.len());
+        [&a[a_from..a_to], &b[b_from..b_to]]
+    };
+    let Some(first) = (0..n).find(|&k| cut(&at(k))) else {
+        return [a, b, &[], &[]];
+    };
+    let last = (0..n).rev().find(|&k| cut(&at(k))).unwrap_or(first);
+    if (first..=last).any(|k| !cut(&at(k))) {
+        let [x, y] = slice(first, last + 1);
+        return [x, y, &[], &[]];
+    }
+    // One token and its separator: turned round at the separator.
+    let ([x, y], [z, w]) = (slice(first, n), slice(0, first));
+    [x, y, z, w]
+}
+
 /// The text is filler: its words are all literal constants (`NULL`, `nullptr`, `None`, `nil`,
 /// `true`, `false`, `undefined`), among digits and punctuation: a table's empty slots
 /// (`NULL,` seventy-five times in numpy's API table) say as little as zeros do.
-pub(crate) fn is_filler(parts: [&[u8]; 2]) -> bool {
+pub(crate) fn is_filler(parts: &[&[u8]]) -> bool {
     const LITERALS: &[&[u8]] = &[
         b"NULL",
         b"null",
@@ -199,9 +231,10 @@ pub(crate) fn is_filler(parts: [&[u8]; 2]) -> bool {
     ];
     let mut word = [0u8; 16];
     let (mut len, mut words) = (0usize, 0usize);
-    for c in parts[0]
+    for c in parts
         .iter()
-        .chain(parts[1])
+        .copied()
+        .flatten()
         .copied()
         .chain(std::iter::once(b' '))
     {
@@ -451,6 +484,7 @@ mod tests {
             "0, 0, 0, 0",
             "255,255,255,",
             " 0x00, 0x00, 0x00",
+            "65535, 65535, 65535, ",
         ] {
             assert!(fill(yes), "{yes:?}");
         }
@@ -463,9 +497,38 @@ mod tests {
             "1x00, 0x00, 0x00, ",
             "0x00, 0x00, ",
             r"\x00\x00\x00",
+            "1234567890, 1234567890, 1234567890, ",
             "",
         ] {
             assert!(!fill(no), "{no:?}");
+        }
+    }
+
+    #[test]
+    fn a_copy_is_read_with_its_tokens_whole() {
+        for copy in [
+            "xaa, 0xaa, 0xaa, 0xaa,\n\t\t\t0",
+            "xaa, 0xaa, 0xaa,\n\t\t\t0xaa, 0xaa, 0xaa,\n",
+        ] {
+            assert!(
+                !is_data(&[copy.as_bytes()]),
+                "cut inside a number, `xaa` is a word"
+            );
+            for k in 0..copy.len() {
+                let (a, b) = copy.as_bytes().split_at(k);
+                assert!(is_data(&whole_tokens([a, b])), "{copy:?} split at {k}");
+            }
+        }
+        let copy = "ULL, NULL, N";
+        assert!(is_filler(&whole_tokens([copy.as_bytes(), b""])));
+        assert_eq!(whole_tokens([b"abc", b"def"]).concat(), b"abcdef");
+        assert_eq!(whole_tokens([b"ab, c", b"d, ef"]).concat(), b", cd, ");
+        // One token and its separator, cut anywhere: turned round.
+        for k in 0..12 {
+            let copy = b"0xffffffff, ";
+            let turned = [&copy[k..], &copy[..k]].concat();
+            let (a, b) = turned.split_at(5.min(turned.len()));
+            assert!(is_data(&whole_tokens([a, b])), "cut at {k}");
         }
     }
 
@@ -487,7 +550,7 @@ mod tests {
             "3.14, 2e10, -7",
             "0xdeadbeef",
         ] {
-            assert!(is_data([data.as_bytes(), &[]]), "{data:?}");
+            assert!(is_data(&[data.as_bytes()]), "{data:?}");
         }
         for words in [
             "let n = n.wrapping_mul(n);",
@@ -497,7 +560,7 @@ mod tests {
             "sha256",
             "facade",
         ] {
-            assert!(!is_data([words.as_bytes(), &[]]), "{words:?}");
+            assert!(!is_data(&[words.as_bytes()]), "{words:?}");
         }
     }
 
