@@ -474,6 +474,11 @@ impl Engine {
         // the work they skip.
         let mut covered = false;
         let mut dist = 0u64;
+        // A loop of period 2 whose two n-grams share a slot: each pushes the other out before
+        // it comes back, and the index would never see the loop. When the slot held the
+        // n-gram the push before wrote and the symbol two back is this one, period 2 is
+        // adopted as a candidate (if the dense pass does not track it already).
+        let mut probe2 = false;
         if self.index_bits > 0 {
             let (slot, tag) = self.slot(gram);
             let here = (pos as u16).wrapping_add(1);
@@ -486,6 +491,12 @@ impl Engine {
             let reach = (avail + 1).min(ring as u64 + 1).saturating_sub(n);
             covered = (seen != 0) & (seen & 0xffff_0000 == tag) & (dist.wrapping_sub(1) < reach);
             self.last_dist = if covered { dist as u32 } else { self.last_dist };
+            // The other n-gram was written by the push before: a mismatch at distance 1.
+            probe2 = (dist == 1) & !covered & (seen != 0);
+            probe2 = probe2
+                && avail > 2
+                && self.syms[(pos - 2) as usize & ring] == s
+                && self.syms[(pos - 1) as usize & ring] != s;
         }
 
         // Indexed candidates, in one pass: a comparison each (a mismatch drops the candidate),
@@ -499,7 +510,7 @@ impl Engine {
                 if self.syms[(pos - c.period as u64) as usize & ring] == s {
                     c.run += 1;
                     any |= c.run >= c.alert;
-                    tracked |= c.period as u64 == dist;
+                    tracked |= c.period as u64 == dist || (probe2 && c.period == 2);
                     i += 1;
                 } else {
                     ncands -= 1;
@@ -509,8 +520,8 @@ impl Engine {
             self.ncands = ncands as u32;
         }
 
-        if covered && dist > self.dense as u64 && !tracked {
-            self.adopt(pos, avail, dist);
+        if ((covered && dist > self.dense as u64) || (probe2 && self.dense < 2)) && !tracked {
+            self.adopt(pos, avail, if covered { dist } else { 2 });
             // A candidate adopted just now may start at its threshold already.
             any |= self.cands[..self.ncands as usize]
                 .iter()
@@ -831,6 +842,26 @@ mod tests {
             index_bits: 8,
             loop_kind: LoopKind::ExactLoop,
         }
+    }
+
+    /// A loop of period 2 whose two n-grams share a slot of the index: each pushes the other
+    /// out before it comes back, so the index never proposes the period. It is found all the
+    /// same (the symbol two back is asked when the slot held the push before's n-gram).
+    #[test]
+    fn a_loop_of_period_two_whose_n_grams_share_a_slot_is_found() {
+        let e = Engine::new(params(0));
+        let gram = |s: &[u32]| {
+            s.iter()
+                .fold(0u64, |h, &x| h.wrapping_mul(ROLL).wrapping_add(x as u64))
+        };
+        let (a, b) = (1u32..)
+            .flat_map(|a| (1u32..64).map(move |b| (a, b)))
+            .find(|&(a, b)| a != b && e.slot(gram(&[a, b, a])).0 == e.slot(gram(&[b, a, b])).0)
+            .expect("a pair of symbols whose n-grams share a slot");
+        let mut e = Engine::new(params(0));
+        let halt = (0..64).find(|&i| e.push(if i % 2 == 0 { a } else { b }) == Action::Halt);
+        assert_eq!(halt, Some(5), "period 2, three copies: {a} {b}");
+        assert_eq!(e.finding().period, 2);
     }
 
     /// Pushes `block` until the engine halts; returns the push index.
