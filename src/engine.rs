@@ -493,8 +493,9 @@ impl Engine {
             self.last_dist = if covered { dist as u32 } else { self.last_dist };
             // The other n-gram was written by the push before: a mismatch at distance 1.
             probe2 = (dist == 1) & !covered & (seen != 0);
+            // Both n-grams whole after the floor, as a hit's must be.
             probe2 = probe2
-                && avail > 2
+                && avail > n
                 && self.syms[(pos - 2) as usize & ring] == s
                 && self.syms[(pos - 1) as usize & ring] != s;
         }
