@@ -19,7 +19,7 @@ and a handful of npm packages installed into a cache outside the repo (--npm-dir
 
     python3 scripts/code_corpus.py OUT.jsonl [--tokens 3200000] [--per-file 4000] [--seed 1]
         [--npm-dir /work/corpus-cache/npm/node_modules] [--sample tests/data/code-sample.jsonl]
-        [--langs c,cpp] [--langs unseen]
+        [--langs c,cpp] [--langs unseen] [--tests]
 
 Where the text comes from (a tree that is missing is skipped):
   rust, toml, markdown  crates in the cargo registry (~/.cargo/registry/src/*/*/): .rs,
@@ -53,6 +53,12 @@ Where the text comes from (a tree that is missing is skipped):
                         came. pystdlib (Python's standard library with its tests, not its
                         site-packages), pydist (Debian's Python packages,
                         /usr/lib/python3/dist-packages)
+  --tests               only test files, in whatever languages are asked: a path through a
+                        `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
+                        `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
+                        the like. Tests are where people write the most repetition on
+                        purpose (test vectors, enumerated cases, the most branches a macro
+                        takes), and models write tests all the time.
 
 Skipped: generated files (their first 20 lines or their name say "generated" or "DO NOT EDIT"), files over
 500 KB, JSON over 200 KB and lockfiles, minified or bundled JavaScript (a line over 500
@@ -350,8 +356,15 @@ def walk(tree):
             yield path, name
 
 
-def candidates(npm_dir, seed):
-    """{lang: [(tree, path, rel, group), ...]} in the order files are to be taken."""
+TEST_FILE = re.compile(
+    r"(^|/)(tests?|testing|spec|__tests__)/"
+    r"|(^|/)test_[^/]+\.py$|_test\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$"
+)
+
+
+def candidates(npm_dir, seed, tests=False):
+    """{lang: [(tree, path, rel, group), ...]} in the order files are to be taken; with
+    `tests`, test files only."""
     groups = collections.defaultdict(lambda: collections.defaultdict(list))
     seen = set()
     for tree in trees(npm_dir):
@@ -363,6 +376,8 @@ def candidates(npm_dir, seed):
                 continue
             rel = tree.rel(path)
             if any(rel.startswith(m) for m in MACHINE_DATA) or MACHINE_MADE.match(rel):
+                continue
+            if tests and not TEST_FILE.search(rel):
                 continue
             seen.add(path)
             g = (tree.label, tree.path, tree.group(rel))
@@ -674,6 +689,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--npm-dir", default="/work/corpus-cache/npm/node_modules")
     ap.add_argument("--sample", help="also write a small test sample (3 chunks per language) here")
+    ap.add_argument("--tests", action="store_true", help="test files only")
     ap.add_argument(
         "--langs",
         help="comma-separated languages instead of the default 13 (c, cpp and the unseen genres "
@@ -697,7 +713,7 @@ def main():
     npm_dir = a.npm_dir if a.npm_dir and os.path.isdir(a.npm_dir) else None
     if not npm_dir:
         print(f"no npm cache at {a.npm_dir}: no JavaScript/TypeScript", file=sys.stderr)
-    cands = candidates(npm_dir, a.seed)
+    cands = candidates(npm_dir, a.seed, a.tests)
     print(
         f"candidates found in {time.time() - t0:.0f}s: "
         + ", ".join(f"{l} {len(cands[l])}" for l in LANGS),

