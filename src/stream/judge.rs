@@ -149,6 +149,7 @@ impl StreamGuard {
                 let from = start.saturating_sub(3);
                 if let Some((a, b)) = self.text.bytes_from(from) {
                     let block = block_from(a, b, from, start);
+                    let whole = whole_tokens(block);
                     if let Some(units) = stutter::units_in(block) {
                         // One part of a name said again and again (`_yaml_yaml`, a host
                         // name's label in a test of a long name): judged by how often people
@@ -194,7 +195,7 @@ impl StreamGuard {
                         if f.span / f.period.max(1) < rows {
                             action = Action::Continue;
                         }
-                    } else if is_data(&whole_tokens(block)) || is_filler(&whole_tokens(block)) {
+                    } else if is_data(&whole) || is_filler(&whole) {
                         // A block without words — numbers, hex, a regex, base64, or only
                         // `NULL`s — is data, and tables of data repeat their values and rows:
                         // only a long run of it halts, four times the span and one copy more,
