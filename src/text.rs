@@ -32,7 +32,7 @@ pub(crate) use self::runs::CharLimits;
 
 pub(crate) use self::content::{
     is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
-    is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, BUFFER_FACTOR,
+    is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, BUFFER_BYTES,
 };
 
 /// Recent bytes kept for evidence and exempt checks.

@@ -908,12 +908,13 @@ fn a_buffer_of_escaped_bytes_is_data_as_long_as_the_buffer() {
     }
 }
 
-/// A buffer of one word spelled out as a list is data as long as the buffer, however the
-/// loop's copy is cut: Go's runtime tests fill an array with `0xffffffff` on one long line,
-/// HMAC's tests (RFC 4231) spell a 131-byte key of `0xaa` in rows of eight. A copy cut inside
-/// a number (`xaa, 0xaa, …, 0`) is the same loop as one cut between two, and a copy of one
-/// twelve-byte item needs three items' worth of bytes before it to show two whole ones. A long
-/// decimal written on and on is no buffer and halts as other data does.
+/// A buffer of one word spelled out as a list is data as long as the buffer, in bytes and
+/// however the loop's copy is cut: Go's runtime tests fill an array with `0xffffffff` on one
+/// long line, HMAC's tests (RFC 4231) spell a 131-byte key of `0xaa` in rows of eight, SHA-3's
+/// a 200-byte message of `0xa3`; 640 of them are past any buffer. A copy cut inside a number
+/// (`xaa, 0xaa, …, 0`) is the same loop as one cut between two, and a copy of one twelve-byte
+/// item needs three items' worth of bytes before it to show two whole ones. A long decimal
+/// written on and on is no buffer and halts as other data does.
 #[test]
 fn a_list_of_one_word_is_a_buffer_however_its_copy_is_cut() {
     let words = format!(
@@ -927,6 +928,16 @@ fn a_list_of_one_word_is_a_buffer_however_its_copy_is_cut() {
     for s in presets() {
         assert_eq!(halts(&s, &words), [None, None], "{words}");
         assert_eq!(halts(&s, &rows), [None, None], "{rows}");
+    }
+    // SHA-3's 200-byte test message of `0xa3`: 800 pieces here, as long as the buffer in bytes.
+    let row = "\t\t0xa3, 0xa3, 0xa3, 0xa3, 0xa3, 0xa3, 0xa3, 0xa3,\n";
+    let message = format!("var msg = []byte{{\n{}\t}}\n", row.repeat(25));
+    let runaway = format!("var msg = []byte{{\n{}", row.repeat(80));
+    for s in presets() {
+        assert_eq!(halts(&s, &message), [None, None], "{message}");
+        for (way, h) in halts(&s, &runaway).iter().enumerate() {
+            assert!(h.is_some(), "way {way}: no halt on 640 bytes of 0xa3");
+        }
     }
     let decimals = format!(
         "    return jsonify({{\"users\": [{}",

@@ -9,7 +9,7 @@ use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
     is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers, TextFinding,
-    BUFFER_FACTOR, CODE_LINE, NAMED_LADDER_COPIES,
+    BUFFER_BYTES, CODE_LINE, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -203,16 +203,20 @@ impl StreamGuard {
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
                         let base = DATA_SPAN_FACTOR * s.halt_span.max(16);
-                        // A buffer spelled out (one escaped byte, one number in a list) runs
-                        // longer still: asked only once the run is long enough to answer.
-                        let span = if f.span >= base / 2 && self.loop_is_fill(start, onset_byte) {
-                            BUFFER_FACTOR * base
-                        } else {
-                            base
-                        };
-                        action = if f.span >= span && copies > s.halt_copies {
+                        // A buffer spelled out (one escaped byte, one number in a list) is as
+                        // long as the buffer: judged by its bytes, not by the tokens a
+                        // tokenizer cuts them into (`0xaa, ` is five of SmolLM2's), and asked
+                        // only once the run is long enough to answer.
+                        let (run, limit) =
+                            if f.span >= base / 2 && self.loop_is_fill(start, onset_byte) {
+                                let copy = (block[0].len() + block[1].len()) as u64;
+                                (copies as u64 * copy, BUFFER_BYTES)
+                            } else {
+                                (f.span as u64, base as u64)
+                            };
+                        action = if run >= limit && copies > s.halt_copies {
                             action
-                        } else if f.span >= span / 2 {
+                        } else if run >= limit / 2 {
                             action.min(Action::Warn)
                         } else {
                             Action::Continue

@@ -48,6 +48,12 @@ pub(super) fn is_data_unit(unit: &[u8]) -> bool {
 /// SHA-512 tests marshal a state with 136 zero bytes, 544 characters, some 400 tokens).
 pub(crate) const BUFFER_FACTOR: u32 = 4;
 
+/// Bytes past which a loop of one number written as the items of a list, or of one escaped
+/// byte, is longer than a buffer spelled out: 256 bytes as `0xNN, ` (a block, a key larger
+/// than a hash's block: RFC 4231's 131-byte HMAC keys of `0xaa` in rows of eight, SHA-3's
+/// 200-byte messages).
+pub(crate) const BUFFER_BYTES: u64 = 256 * 6;
+
 /// `parts` one after the other in a buffer, and their length; `None` past 64 bytes (the fill
 /// tests below read a few escapes' or items' worth).
 fn joined(parts: [&[u8]; 2]) -> Option<([u8; 64], usize)> {
