@@ -355,7 +355,26 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
         return false;
     }
     let mut rules = 0;
-    for part in parts {
+    // A character cut by the ring's seam, its bytes at the end of one part and the start of the
+    // other, is read whole.
+    let [a, b] = parts;
+    let lead = a.len().saturating_sub(3)..a.len();
+    let cut = lead.rev().find(|&k| a[k] >= 0xc0).filter(|&k| {
+        let len = a[k].leading_ones() as usize;
+        k + len > a.len() && k + len - a.len() <= b.len()
+    });
+    let mut seam = [0u8; 4];
+    let (a, seam, b) = match cut {
+        Some(k) => {
+            let from_b = k + a[k].leading_ones() as usize - a.len();
+            let n = a.len() - k + from_b;
+            seam[..a.len() - k].copy_from_slice(&a[k..]);
+            seam[a.len() - k..n].copy_from_slice(&b[..from_b]);
+            (&a[..k], &seam[..n], &b[from_b..])
+        }
+        None => (a, &seam[..0], b),
+    };
+    for part in [a, seam, b] {
         for chunk in part.utf8_chunks() {
             for c in chunk.valid().chars() {
                 let mut buf = [0u8; 4];
@@ -536,6 +555,20 @@ mod tests {
             let (a, b) = turned.split_at(5.min(turned.len()));
             assert!(is_data(&whole_tokens([a, b])), "cut at {k}");
         }
+    }
+
+    #[test]
+    fn a_rule_cut_by_the_seam_of_the_ring_is_a_rule() {
+        // The bytes a two-token loop of `░` (`e2 96`, `91`) shows, cut at both ends: the one
+        // whole character lies across the seam.
+        let (a, b) = ([0x96, 0x91, 0xe2], [0x96, 0x91, 0xe2, 0x96]);
+        assert!(is_rule_text([&a, &b]));
+        let rule = "░░░░░░".as_bytes();
+        for k in 0..rule.len() {
+            let (a, b) = rule.split_at(k);
+            assert!(is_rule_text([a, b]), "cut at {k}");
+        }
+        assert!(!is_rule_text([&rule[..4], b"x"]));
     }
 
     /// The unit as `char_finding` sees it: the last `n` bytes of `s`, newest first.
