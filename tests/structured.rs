@@ -1871,6 +1871,39 @@ fn a_name_that_says_one_part_on_halts() {
     }
 }
 
+/// The settings bound a name said on as any loop: with `halt_copies` 12 it halts at no copy
+/// before the twelfth (at balanced, the tenth; in bytes pushed, a piece early when the loop's
+/// first copy begins a symbol early, a 16-byte chunk of text late).
+#[test]
+fn a_name_said_on_waits_for_the_copies_the_settings_ask() {
+    // A part of two pieces, so that the loop is reported from its eighth copy.
+    let head = "```java\nimport java";
+    let text = format!("{head}{}.List;\n", ".util".repeat(60));
+    let copies_at = |s: &StreamSettings| -> Vec<usize> {
+        halt_bytes(s, &text)
+            .iter()
+            .map(|h| {
+                let (at, v) = h.unwrap_or_else(|| panic!("no halt"));
+                assert_eq!(v.kind, LoopKind::WordStutter, "{v:?}");
+                (at - head.len()) / ".util".len()
+            })
+            .collect()
+    };
+    let balanced = StreamSettings::preset(Preset::Balanced);
+    assert!(
+        copies_at(&balanced).iter().all(|&c| (9..=13).contains(&c)),
+        "{:?}",
+        copies_at(&balanced)
+    );
+    let mut s = balanced.clone();
+    s.halt_copies = 12;
+    assert!(
+        copies_at(&s).iter().all(|&c| c >= 12),
+        "{:?}",
+        copies_at(&s)
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 

@@ -153,11 +153,13 @@ impl StreamGuard {
                     if let Some(units) = stutter::units_in(block) {
                         // One part of a name said again and again (`_yaml_yaml`, a host
                         // name's label in a test of a long name): judged by how often people
-                        // say a part, inside a line of code too (see `stutter`).
+                        // say a part, inside a line of code too (see `stutter`), and at least
+                        // by the copies the settings ask of any loop.
+                        let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1) * units;
-                        action = if copies >= STUTTER_HALT {
+                        action = if copies >= STUTTER_HALT.max(s.halt_copies) {
                             Action::Halt
-                        } else if copies >= STUTTER_WARN {
+                        } else if s.warn_copies > 0 && copies >= STUTTER_WARN.max(s.warn_copies) {
                             Action::Warn
                         } else {
                             Action::Continue
