@@ -359,9 +359,10 @@ pub(crate) fn is_rule_text(parts: [&[u8]; 2]) -> bool {
     // other, is read whole.
     let [a, b] = parts;
     let lead = a.len().saturating_sub(3)..a.len();
+    // A lead byte of a character of up to four bytes (0xf8 and up begin none).
     let cut = lead.rev().find(|&k| a[k] >= 0xc0).filter(|&k| {
         let len = a[k].leading_ones() as usize;
-        k + len > a.len() && k + len - a.len() <= b.len()
+        len <= 4 && k + len > a.len() && k + len - a.len() <= b.len()
     });
     let mut seam = [0u8; 4];
     let (a, seam, b) = match cut {
@@ -569,6 +570,10 @@ mod tests {
             assert!(is_rule_text([a, b]), "cut at {k}");
         }
         assert!(!is_rule_text([&rule[..4], b"x"]));
+        // Bytes no character begins with, at the seam: no rule, and no panic.
+        for lead in [0xf8u8, 0xfc, 0xfe, 0xff, 0xc0] {
+            assert!(!is_rule_text([&[0x96, lead], &[0x80; 9]]), "{lead:#x}");
+        }
     }
 
     /// The unit as `char_finding` sees it: the last `n` bytes of `s`, newest first.
