@@ -558,6 +558,23 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any bytes, cut anywhere into the two parts of the ring: every reader of a copy
+        /// answers without a panic.
+        #[test]
+        fn any_copy_is_read_without_a_panic(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200),
+            cut in 0usize..200,
+        ) {
+            let (a, b) = bytes.split_at(cut.min(bytes.len()));
+            let whole = whole_tokens([a, b]);
+            proptest::prop_assert!(whole.iter().map(|p| p.len()).sum::<usize>() <= bytes.len());
+            let _ = (is_data(&whole), is_filler(&whole), is_data(&[a, b]));
+            let _ = (is_rule_text([a, b]), is_list_fill([a, b]), is_escaped_fill([a, b]));
+            let _ = crate::stutter::units_in([a, b]);
+        }
+    }
+
     #[test]
     fn a_rule_cut_by_the_seam_of_the_ring_is_a_rule() {
         // The bytes a two-token loop of `░` (`e2 96`, `91`) shows, cut at both ends: the one
