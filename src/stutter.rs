@@ -7,9 +7,10 @@
 //! copy). People say a part of a name again on purpose, but not for long: a test of a long
 //! name (`_TEST` eight times in a file name, a 253-byte host name of seven equal labels), a
 //! walk up a tree (`super::super::super::super::`, `.parent` four times). In 39,750 source
-//! files (459 MB: the cargo registry, Python's library, Go's, npm's JavaScript) and the 16,593
-//! chunks of the human corpora, no name says a part more than eight times in a row
-//! (`scripts/name_stutters.py`); the models' run on to dozens and hundreds.
+//! files (459 MB: the cargo registry, Python's library, Go's, npm's JavaScript) and every
+//! chunk of the human corpora (test files included: at most three), no name says a part more
+//! than eight times in a row (`scripts/name_stutters.py`); the models' run on to dozens and
+//! hundreds.
 //!
 //! So a loop whose copy is one unit of a name is judged by how many copies it has, wherever
 //! it stands: a warning from [`STUTTER_WARN`], a halt from [`STUTTER_HALT`]. A unit is a part
