@@ -1930,9 +1930,8 @@ proptest! {
         for s in presets() {
             let text = format!("{lead}{}(x)\n", unit.repeat(80));
             for (way, h) in ["tokens", "text"].iter().zip(halt_bytes(&s, &text)) {
-                if *way == "text" && (joint.is_empty() || joint == "/") {
-                    // As text a name joined by capitals alone is one long word, not symbols,
-                    // and one joined by `/` reads as the path of a web address.
+                if *way == "text" && joint.is_empty() {
+                    // As text a name joined by capitals alone is one long word, not symbols.
                     continue;
                 }
                 let (at, v) = h.unwrap_or_else(|| panic!("{unit} as {way}: no halt"));
