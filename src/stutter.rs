@@ -34,22 +34,16 @@ const UPPER: u8 = 2;
 const OTHER: u8 = 3;
 const JOINT: u8 = 4;
 
-static CLASS: [u8; 256] = {
-    let mut t = [BREAK; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = match c {
-            b'a'..=b'z' => LOWER,
-            b'A'..=b'Z' => UPPER,
-            b'0'..=b'9' | 0x80..=0xff => OTHER,
-            b'_' | b'.' | b'-' | b'/' | b':' => JOINT,
-            _ => BREAK,
-        };
-        b += 1;
+/// The class of byte `b`.
+fn class(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' => LOWER,
+        b'A'..=b'Z' => UPPER,
+        b'0'..=b'9' | 0x80..=0xff => OTHER,
+        b'_' | b'.' | b'-' | b'/' | b':' => JOINT,
+        _ => BREAK,
     }
-    t
-};
+}
 
 /// The units of a name in `copy` (one copy of a loop, its bytes in order, cut at any byte),
 /// if it is one unit of a name or a few copies of one (a tokenizer's pieces need not end
@@ -69,11 +63,11 @@ pub(crate) fn units_in(copy: [&[u8]; 2]) -> Option<u32> {
             copy[1][k - copy[0].len()]
         }
     };
-    let class = |k: usize| CLASS[byte(k) as usize];
+    let class_at = |k: usize| class(byte(k));
     // Where units begin: the first place, the second, and how many.
     let (mut first, mut second, mut starts) = (None, None, 0);
     for k in 0..n {
-        let (before, this) = (class(k + n - 1), class(k));
+        let (before, this) = (class_at(k + n - 1), class_at(k));
         if this == BREAK {
             return None;
         }
@@ -99,7 +93,7 @@ pub(crate) fn units_in(copy: [&[u8]; 2]) -> Option<u32> {
 fn says(unit: impl Iterator<Item = u8>) -> bool {
     let (mut first, mut mixed, mut caps, mut small, mut letters) = (0, false, false, false, 0);
     for b in unit {
-        match CLASS[b as usize] {
+        match class(b) {
             JOINT if letters == 0 => continue,
             LOWER => small = true,
             UPPER if letters > 0 => caps = true,
