@@ -39,39 +39,41 @@ fn tokenize(text: &str) -> Vec<(u32, Vec<u8>)> {
     out
 }
 
+/// The first halt, fed as tokens with pieces and as 16-byte chunks of text (then the text's
+/// end): for each way, the lines of `text` pushed when it came (the line the halt came in),
+/// the bytes pushed, and the verdict.
+fn first_halts(settings: &StreamSettings, text: &str) -> [Option<(usize, usize, Verdict)>; 2] {
+    let config = StreamConfig::new(settings).unwrap();
+    let mut g = StreamGuard::new(&config);
+    let (mut line, mut pushed) = (0, 0);
+    let tokens = tokenize(text).into_iter().find_map(|(id, piece)| {
+        line += piece.iter().filter(|&&c| c == b'\n').count();
+        pushed += piece.len();
+        let v = g.push_token(id, Some(&piece));
+        (v.action == Action::Halt).then_some((line, pushed, v))
+    });
+    let mut g = StreamGuard::new(&config);
+    let (mut line, mut pushed) = (0, 0);
+    let chunks = text
+        .as_bytes()
+        .chunks(16)
+        .find_map(|chunk| {
+            line += chunk.iter().filter(|&&c| c == b'\n').count();
+            pushed += chunk.len();
+            let v = g.push_text(chunk);
+            (v.action == Action::Halt).then_some((line, pushed, v))
+        })
+        .or_else(|| {
+            let v = g.finish_text();
+            (v.action == Action::Halt).then_some((line, pushed, v))
+        });
+    [tokens, chunks]
+}
+
 /// The first halt, fed as tokens with pieces and as 16-byte chunks of text: (index, verdict)
 /// for each way, the index counting lines of `text` (the line the halt came in).
 fn halts(settings: &StreamSettings, text: &str) -> [Option<(usize, Verdict)>; 2] {
-    let config = StreamConfig::new(settings).unwrap();
-    let mut g = StreamGuard::new(&config);
-    let mut line = 0;
-    let mut tokens = None;
-    for (id, piece) in tokenize(text) {
-        line += piece.iter().filter(|&&c| c == b'\n').count();
-        let v = g.push_token(id, Some(&piece));
-        if v.action == Action::Halt {
-            tokens = Some((line, v));
-            break;
-        }
-    }
-    let mut g = StreamGuard::new(&config);
-    let mut chunks = None;
-    let mut line = 0;
-    for chunk in text.as_bytes().chunks(16) {
-        line += chunk.iter().filter(|&&c| c == b'\n').count();
-        let v = g.push_text(chunk);
-        if v.action == Action::Halt {
-            chunks = Some((line, v));
-            break;
-        }
-    }
-    if chunks.is_none() {
-        let v = g.finish_text();
-        if v.action == Action::Halt {
-            chunks = Some((line, v));
-        }
-    }
-    [tokens, chunks]
+    first_halts(settings, text).map(|h| h.map(|(line, _, v)| (line, v)))
 }
 
 fn presets() -> [StreamSettings; 2] {
@@ -1783,25 +1785,9 @@ fn a_rule_drawn_with_a_letter_is_a_decoration() {
     }
 }
 
-/// Bytes of `text` pushed when the guard first halts, fed as tokens with pieces and as 16-byte
-/// chunks of text, with the verdict.
+/// Bytes of `text` pushed when the guard first halts (see [`first_halts`]), with the verdict.
 fn halt_bytes(settings: &StreamSettings, text: &str) -> [Option<(usize, Verdict)>; 2] {
-    let config = StreamConfig::new(settings).unwrap();
-    let mut g = StreamGuard::new(&config);
-    let mut pushed = 0;
-    let tokens = tokenize(text).into_iter().find_map(|(id, piece)| {
-        pushed += piece.len();
-        let v = g.push_token(id, Some(&piece));
-        (v.action == Action::Halt).then_some((pushed, v))
-    });
-    let mut g = StreamGuard::new(&config);
-    let mut pushed = 0;
-    let chunks = text.as_bytes().chunks(16).find_map(|c| {
-        pushed += c.len();
-        let v = g.push_text(c);
-        (v.action == Action::Halt).then_some((pushed, v))
-    });
-    [tokens, chunks]
+    first_halts(settings, text).map(|h| h.map(|(_, bytes, v)| (bytes, v)))
 }
 
 /// The copy of a part of `unit` bytes said on in a name by which the guard halts: the tenth,
