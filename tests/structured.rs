@@ -687,6 +687,61 @@ fn unrolled_lines_null_slots_and_directives_are_human_c() {
     }
 }
 
+/// A list filled with one item (a decoding table's invalid entries, a C function's pointer
+/// argument types, a test's tokens) is as long as its writer sized it: judged by its bytes,
+/// as a buffer spelled out. A record (a comma inside its brackets) or a string written on
+/// halts as a line of code does.
+#[test]
+fn a_list_filled_with_one_item_halts_only_as_a_buffer() {
+    let table = |item: &str, n: usize| {
+        format!(
+            "const DECODE: [CodePoint; 256] = [\n    CodePoint::Valid(0),\n{}    \
+             CodePoint::Valid(62),\n];\n",
+            format!("    {item},\n").repeat(n)
+        )
+    };
+    let argtypes = format!(
+        "def _wake(app):\n    objc.objc_msgSend.argtypes = [\n{}    ]\n    event = msg(app)\n",
+        "        void_p,\n".repeat(11)
+    );
+    let human = [
+        table("CodePoint::INVALID", 43),
+        table("Token::U8(0)", 15),
+        argtypes,
+    ];
+    for text in &human {
+        for s in presets() {
+            assert_eq!(halts(&s, text), [None, None], "{text:.120}");
+        }
+    }
+    // Past a buffer's bytes (1,536: 64 copies of 24 bytes) a fill halts.
+    let runaway = table("CodePoint::INVALID", 200);
+    for s in presets() {
+        for (way, h) in halts(&s, &runaway).iter().enumerate() {
+            let (line, v) = h
+                .clone()
+                .unwrap_or_else(|| panic!("way {way} did not halt"));
+            assert!(
+                (60..=80).contains(&line),
+                "way {way} halted at line {line}: {v:?}"
+            );
+        }
+    }
+    // A record or a string given again halts by the eighth copy, as a line of code.
+    for item in ["(self.x + other.x, self.y + other.y)", "\"rust-2.10.0\""] {
+        let text = table(item, 40);
+        for s in presets() {
+            for (way, h) in halts(&s, &text).iter().enumerate() {
+                let (line, v) = h.clone().unwrap_or_else(|| panic!("{item}: way {way}"));
+                assert!(
+                    line <= 2 + 8,
+                    "{item}: way {way} halted at line {line}: {v:?}"
+                );
+            }
+        }
+    }
+}
+
 /// Rows of a drawing (a chart's axis and bars, no letter or digit) repeat by design: a chart
 /// as tall as people draw them does not halt.
 #[test]

@@ -223,12 +223,13 @@ impl StreamGuard {
                         } else {
                             Action::Continue
                         };
-                    } else if self.text.in_code() && f.span / f.period.max(1) < CODE_LINE_COPIES {
+                    } else if self.text.in_code() {
                         // In code, one line written out again is an unrolled loop
                         // (`point_double(r, r);` five times): people write a few of them, a
-                        // model writes its loop on (see `unrolled`).
-                        let copies = unrolled::copies_to_halt(block).unwrap_or(0);
-                        if f.span / f.period.max(1) < copies {
+                        // model writes its loop on; an item of a list fills it as long as a
+                        // buffer (see `unrolled`).
+                        let copies = f.span / f.period.max(1);
+                        if copies < unrolled::copies_to_halt(block).unwrap_or(0) {
                             action = action.min(Action::Warn);
                         }
                     }
@@ -411,7 +412,8 @@ impl StreamGuard {
         let unrolled_past = f.period == 1
             && text.lines_numbers == Numbers::Same
             && f.span >= CODE_LINE_COPIES
-            && !self.last_line_is_data();
+            && !self.last_line_is_data()
+            && f.span >= self.last_line_fill_copies();
         let line_halt_copies = self.config.inner.settings.line_halt_copies;
         let records = text.lines_numbers == Numbers::Records
             && copies < RECORD_FACTOR.saturating_mul(line_halt_copies);
@@ -488,6 +490,16 @@ impl StreamGuard {
             }
             _ => false,
         }
+    }
+
+    /// Copies the last whole line needs to halt when it is an item of a list (see
+    /// `unrolled::list_item_copies`); 0 for any other line.
+    fn last_line_fill_copies(&self) -> u32 {
+        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
+        start
+            .and_then(|s| self.text.bytes_from(s))
+            .and_then(|(a, b)| unrolled::list_item_copies([a, b]))
+            .unwrap_or(0)
     }
 
     /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all.

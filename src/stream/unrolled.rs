@@ -1,7 +1,10 @@
 //! One line of code written out again: how many copies of it people write. A statement is
 //! unrolled a few times (`point_double(r, r);` five times, the rounds of a hash); an import,
 //! a line of prose (a comment, a sentence) or an assignment that changes nothing the second
-//! time is not, and halts sooner.
+//! time is not, and halts sooner. An item of a list given again fills the list, and is
+//! judged by its bytes.
+
+use crate::text::BUFFER_BYTES;
 
 /// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
 /// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
@@ -17,27 +20,107 @@ pub(super) const CODE_LINE_COPIES: u32 = 8;
 const PROSE_LINE_COPIES: u32 = 4;
 
 /// Copies of the block (the last copy of an exact loop in code, as two parts of held bytes)
-/// before it halts, when it is one line (see [`one_line`]): `CODE_LINE_COPIES` for a
+/// before it halts, when it is one line (see [`one_line`]) or that line written `k` times
+/// (a tokenizer may cut a line's copies two ways in turn): `CODE_LINE_COPIES` lines for a
 /// statement, `PROSE_LINE_COPIES` for a line of prose (an assignment of a sentence too), none
 /// more than any loop needs (0) for an import, an assignment that changes nothing again, a
-/// key given again or a declaration made again. `None` for a block of other lines.
+/// key given again or a declaration made again, and for an item of a list as many as fill a
+/// buffer (see [`fill_copies`]); divided by `k`. `None` for a block of other lines.
 pub(super) fn copies_to_halt(parts: [&[u8]; 2]) -> Option<u32> {
-    if !one_line(parts) {
-        return None;
-    }
     let mut buf = [0u8; 256];
     let block = joined(parts, &mut buf);
     let mut rotated = [0u8; 256];
-    let line = line_of(block, &mut rotated);
-    Some(if imports(block) {
+    let (line, k) = if one_line(parts) {
+        (line_of(block, &mut rotated), 1)
+    } else {
+        same_lines(block, &mut rotated)?
+    };
+    let lines = if imports(block) {
         0
     } else if prose_line(line) {
         PROSE_LINE_COPIES
     } else if same_value_again(line) || same_key_again(line) || declares_again(line) {
         0
+    } else if list_item(line) {
+        fill_copies(block.len() / k as usize)
     } else {
         CODE_LINE_COPIES
-    })
+    };
+    Some(lines.div_ceil(k))
+}
+
+/// The block is one line written `k >= 2` times: that line (from its first byte, not its
+/// indentation) and `k`. The block is a rotation of the loop: turned to begin where a line
+/// does.
+fn same_lines<'l>(block: &[u8], rotated: &'l mut [u8; 256]) -> Option<(&'l [u8], u32)> {
+    let i = memchr::memchr(b'\n', block)? + 1;
+    let n = block.len();
+    rotated[..n - i].copy_from_slice(&block[i..]);
+    rotated[n - i..n].copy_from_slice(&block[..i]);
+    let turned = &rotated[..n];
+    let first = memchr::memchr(b'\n', turned)? + 1;
+    let k = n / first;
+    if k < 2 || n % first != 0 || turned.chunks(first).any(|l| l != &turned[..first]) {
+        return None;
+    }
+    let line = &turned[..first];
+    let indent = line
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    Some((&line[indent..], k as u32))
+}
+
+/// Copies of one line of code, held as two parts, before it halts when it is an item of a
+/// list (see [`list_item`]); `None` for any other line.
+pub(super) fn list_item_copies(parts: [&[u8]; 2]) -> Option<u32> {
+    let mut buf = [0u8; 256];
+    let block = joined(parts, &mut buf);
+    let mut rotated = [0u8; 256];
+    let line = line_of(block, &mut rotated);
+    list_item(line).then(|| fill_copies(block.len()))
+}
+
+/// Copies of a list's item, `len` bytes a line, that fill a buffer spelled out
+/// (`BUFFER_BYTES`, as data's fills are judged), and never fewer than a line of code needs.
+fn fill_copies(len: usize) -> u32 {
+    let copies = BUFFER_BYTES.div_ceil(len.max(1) as u64);
+    (copies.min(u32::MAX as u64) as u32).max(CODE_LINE_COPIES)
+}
+
+/// The line (from its first byte, not its indentation) is an item of a list: one value and a
+/// comma after it (`CodePoint::INVALID,`, `void_p,`, `Token::U8(0),`, `"\ufffe",`; several
+/// on a line too, `Bytes::new(), Bytes::new(),`), not a key given its value or an assignment
+/// (judged above). The same item again gives the next slot the same value: people fill a
+/// table or an argument list with one value as long as they sized it (a 256-entry decoding
+/// table, eleven pointer argument types, a test's 64 arms of a `select!`: in 250 MB of human
+/// code, runs of 8 to 64 such lines), so it is judged as a buffer spelled out, by its bytes.
+/// Not a record (`(self.x + other.x, self.y + other.y),`, `{"key": "value", …},`: a comma
+/// inside its brackets): a table's row written again is a line of code written again; nor a
+/// string (`"rust-2.10.0",`): the same words said again, not a slot filled (in those 250 MB
+/// one string stands 8 times in a row once, a drawing's blank row 9).
+fn list_item(line: &[u8]) -> bool {
+    let end = line.len()
+        - line
+            .iter()
+            .rev()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+    let line = &line[..end];
+    // The deepest comma, against the depth the line ends at (a copy cut inside brackets
+    // may hold one more opening than the line).
+    let (mut depth, mut deepest) = (0i32, i32::MIN);
+    for &b in line {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' => deepest = deepest.max(depth),
+            _ => {}
+        }
+    }
+    let record = deepest > depth.max(0);
+    let string = matches!(line.first(), Some(b'"' | b'\'' | b'`'));
+    line.len() > 1 && line.ends_with(b",") && !line.starts_with(b",") && !record && !string
 }
 
 /// The block is one statement: it holds one line break outside parentheses and square
@@ -442,5 +525,56 @@ mod tests {
         assert!(!comment(
             "    return self.items if the_list else none_of_them\n"
         ));
+    }
+}
+
+#[cfg(test)]
+mod fill_tests {
+    use super::{copies_to_halt, CODE_LINE_COPIES};
+
+    /// `copies_to_halt` of a one-line block, cut into two parts at every byte.
+    fn copies(block: &str) -> Vec<Option<u32>> {
+        (0..=block.len())
+            .filter(|&c| block.is_char_boundary(c))
+            .map(|c| {
+                let (a, b) = block.split_at(c);
+                copies_to_halt([a.as_bytes(), b.as_bytes()])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_item_of_a_list_needs_a_buffer_of_bytes() {
+        // 24 bytes a copy, its indentation with it: 1,536 bytes are 64 copies.
+        let item = "    CodePoint::INVALID,\n";
+        assert!(copies(item)
+            .iter()
+            .all(|&c| c == Some(1536_u32.div_ceil(24))));
+        // Several items on a line, and one whose copy begins inside its brackets.
+        assert!(copies("Bytes::new(), Bytes::new(),\n")
+            .iter()
+            .all(|c| c.unwrap() > 50));
+        assert!(copies("(base),\n        <$atomic_type>::new(")
+            .iter()
+            .all(|c| c.unwrap() > 30));
+        // A long item still needs the copies a line of code does.
+        let long = format!("{},\n", "x".repeat(400));
+        assert!(copies(&long).iter().all(|&c| c == Some(CODE_LINE_COPIES)));
+    }
+
+    #[test]
+    fn a_record_or_a_statement_is_not_an_item() {
+        for line in [
+            "(self.x + other.x, self.y + other.y),\n",
+            "{\"key\": \"value\", \"value\": \"value\"},\n",
+            "point_double(r, r);\n",
+            "\"rust-2.10.0\",\n",
+        ] {
+            assert!(
+                copies(line).iter().all(|&c| c == Some(CODE_LINE_COPIES)),
+                "{line:?}: {:?}",
+                copies(line)
+            );
+        }
     }
 }

@@ -191,11 +191,13 @@ pub(crate) fn is_data(parts: &[&[u8]]) -> bool {
 }
 
 /// A loop's copy with its tokens whole. A copy may be cut anywhere in a token, and a cut
-/// `0xaa` reads as the word `xaa`: the part of a token it begins inside and the part of one it
-/// ends inside are left out (`xaa, 0xaa, …,\n\t\t\t0` is read as `, 0xaa, …,\n\t\t\t`),
-/// from its first byte that is no part of a word or a number to its last. A copy of one token
-/// and what follows it (`ffff, 0xffff`) is turned round instead (`, 0xffff0xffff` would not
-/// do: `, 0xffffffff`), as copies follow each other. A copy without such a byte is left as it is.
+/// `0xaa` reads as the word `xaa`, a cut `Token::U8(0)` as `::U8(0)`: as copies follow each
+/// other, the copy is turned round at its first byte that is no part of a word or a number,
+/// so that the token its end cuts and the one its start cuts are one again (`xaa, 0xaa, …,
+/// 0` is read as `, 0xaa, …, 0xaa`; `ffff, 0xffff` as `, 0xffffffff`). When the copy's
+/// bytes are not quite one turn (they may begin a byte late), what it begins with is left
+/// out if it is the end of a token the copy holds whole (`xaa, 0xaa, …,\n` is read from its
+/// first comma). A copy without such a byte is left as it is.
 pub(crate) fn whole_tokens<'t>(parts: [&'t [u8]; 2]) -> [&'t [u8]; 4] {
     let cut = |b: &u8| !b.is_ascii_alphanumeric() && *b != b'_' && *b < 0x80;
     let [a, b] = parts;
@@ -209,12 +211,25 @@ pub(crate) fn whole_tokens<'t>(parts: [&'t [u8]; 2]) -> [&'t [u8]; 4] {
     let Some(first) = (0..n).find(|&k| cut(&at(k))) else {
         return [a, b, &[], &[]];
     };
-    let last = (0..n).rev().find(|&k| cut(&at(k))).unwrap_or(first);
-    if (first..=last).any(|k| !cut(&at(k))) {
+    // The head ends a longer token held whole between the cuts: the copy begins late.
+    let head_ends_a_token = first > 0 && {
+        let (mut start, mut k) = (first, first);
+        let mut found = false;
+        while k <= n && !found {
+            if k == n || cut(&at(k)) {
+                let len = k - start;
+                found = len > first && (0..first).all(|i| at(k - first + i) == at(i)) && k < n;
+                start = k + 1;
+            }
+            k += 1;
+        }
+        found
+    };
+    if head_ends_a_token {
+        let last = (0..n).rev().find(|&k| cut(&at(k))).unwrap_or(first);
         let [x, y] = slice(first, last + 1);
         return [x, y, &[], &[]];
     }
-    // One token and its separator: turned round at the separator.
     let ([x, y], [z, w]) = (slice(first, n), slice(0, first));
     [x, y, z, w]
 }
@@ -548,7 +563,13 @@ mod tests {
         let copy = "ULL, NULL, N";
         assert!(is_filler(&whole_tokens([copy.as_bytes(), b""])));
         assert_eq!(whole_tokens([b"abc", b"def"]).concat(), b"abcdef");
-        assert_eq!(whole_tokens([b"ab, c", b"d, ef"]).concat(), b", cd, ");
+        assert_eq!(whole_tokens([b"ab, c", b"d, ef"]).concat(), b", cd, efab");
+        // A name the copy begins with is whole, not cut: no data.
+        for k in 0..17 {
+            let copy = b"Token::U8(0),\n    ";
+            let (a, b) = copy.split_at(k);
+            assert!(!is_data(&whole_tokens([a, b])), "cut at {k}");
+        }
         // One token and its separator, cut anywhere: turned round.
         for k in 0..12 {
             let copy = b"0xffffffff, ";
