@@ -31,8 +31,8 @@ pub(crate) use self::links::{in_url, Url};
 pub(crate) use self::runs::CharLimits;
 
 pub(crate) use self::content::{
-    is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
-    is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, BUFFER_BYTES,
+    is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
+    is_filler, is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, BUFFER_BYTES,
 };
 
 /// Recent bytes kept for evidence and exempt checks.

@@ -687,6 +687,34 @@ fn unrolled_lines_null_slots_and_directives_are_human_c() {
     }
 }
 
+/// A number or a byte buffer written out to its length in a literal, wrapped over lines (a
+/// float parser's test of a thousand zeros, a 256-byte table of `\xff`) is data, judged by
+/// its bytes as a buffer spelled out: past them it halts.
+#[test]
+fn digits_written_out_in_a_literal_halt_only_as_a_buffer() {
+    let zeros = |lines: usize| {
+        format!(
+            "#[test]\nfn test_parse_long() {{\n    let n = \"1.\\\n{}1\";\n    check(n);\n}}\n",
+            format!("{}\\\n", "0".repeat(60)).repeat(lines)
+        )
+    };
+    let table = format!(
+        "const reverseHexTable = \"\" +\n{}\t\t\"\\x00\\x01\" +\n",
+        format!("\t\t\"{}\" +\n", "\\xff".repeat(16)).repeat(8)
+    );
+    for text in [zeros(16), table] {
+        for s in presets() {
+            assert_eq!(halts(&s, &text), [None, None], "{text:.160}");
+        }
+    }
+    let runaway = zeros(60);
+    for s in presets() {
+        for (way, h) in halts(&s, &runaway).iter().enumerate() {
+            assert!(h.is_some(), "way {way}: 3,600 zeros did not halt");
+        }
+    }
+}
+
 /// A list filled with one item (a decoding table's invalid entries, a C function's pointer
 /// argument types, a test's tokens) is as long as its writer sized it: judged by its bytes,
 /// as a buffer spelled out. A record (a comma inside its brackets) or a string written on

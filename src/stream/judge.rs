@@ -7,9 +7,9 @@ use super::{block, says_nothing_new, text_byte, Mode, StreamGuard};
 use crate::engine::Finding;
 use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
-    is_data, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill, is_filler,
-    is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers, TextFinding,
-    BUFFER_BYTES, CODE_LINE, NAMED_LADDER_COPIES,
+    is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
+    is_filler, is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers,
+    TextFinding, BUFFER_BYTES, CODE_LINE, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -197,9 +197,9 @@ impl StreamGuard {
                         if f.span / f.period.max(1) < rows {
                             action = Action::Continue;
                         }
-                    } else if is_data(&whole) || is_filler(&whole) {
-                        // A block without words — numbers, hex, a regex, base64, or only
-                        // `NULL`s — is data, and tables of data repeat their values and rows:
+                    } else if is_data(&whole) || is_filler(&whole) || is_digit_fill(block) {
+                        // A block without words — numbers, hex, a regex, base64, only
+                        // `NULL`s, or escaped bytes written on (`\xff\xff" +`) — is data, and tables of data repeat their values and rows:
                         // only a long run of it halts, four times the span and one copy more,
                         // and it warns half way there.
                         let s = &self.config.inner.settings;
@@ -348,7 +348,7 @@ impl StreamGuard {
             let a_len = a.len().min(len);
             let b_len = (len - a_len).min(b.len());
             let parts = [&a[..a_len], &b[..b_len]];
-            is_escaped_fill(parts) || is_list_fill(parts)
+            is_escaped_fill(parts) || is_list_fill(parts) || is_digit_fill(parts)
         })
     }
 
@@ -502,12 +502,13 @@ impl StreamGuard {
             .unwrap_or(0)
     }
 
-    /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all.
+    /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all,
+    /// or escaped bytes written on (see `is_digit_fill`).
     fn last_line_is_data(&self) -> bool {
         let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
         start
             .and_then(|s| self.text.bytes_from(s))
-            .is_some_and(|(a, b)| is_data(&[a, b]) || is_filler(&[a, b]))
+            .is_some_and(|(a, b)| is_data(&[a, b]) || is_filler(&[a, b]) || is_digit_fill([a, b]))
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.

@@ -100,6 +100,32 @@ pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
         })
 }
 
+/// The text is one digit or a pair of them written on and on in a literal, wrapped over lines
+/// (`"0000…0000" +`, `000…000\`, `7878…78`, `00 00 00`, `\xff\xff" +`): its letters and digits
+/// are hex digits (an escape's `x` too, and a digit or an `x` among them) repeating a unit
+/// of at most four bytes, sixteen of them at least, and nothing but quotes, backslashes, `+`, commas and white space between
+/// them: a number or a buffer spelled out to its length (a float parser's thousand zeros).
+pub(crate) fn is_digit_fill(parts: [&[u8]; 2]) -> bool {
+    // The first 256 of them are enough to tell.
+    let mut digits = [0u8; 256];
+    let mut m = 0;
+    for &b in parts.iter().flat_map(|p| p.iter()) {
+        if m == digits.len() {
+            break;
+        }
+        if b.is_ascii_hexdigit() || b == b'x' {
+            digits[m] = b;
+            m += 1;
+        } else if !(b"\"'\\+, \t\r\n".contains(&b)) {
+            return false;
+        }
+    }
+    let digits = &digits[..m];
+    m >= 16
+        && digits.iter().any(|b| b.is_ascii_digit() || *b == b'x')
+        && (1..=4).any(|p| (p..m).all(|i| digits[i] == digits[i - p]))
+}
+
 /// The text is one number written again and again as the items of a list (`0x00, 0x00,`, on
 /// as many lines as it takes), wherever in an item it begins and ends, with two whole items
 /// at least: a byte buffer or a blank bitmap spelled out in code, as long as the buffer. The
@@ -579,6 +605,27 @@ mod tests {
         }
     }
 
+    #[test]
+    fn digits_written_on_in_a_literal_are_a_fill() {
+        for text in [
+            "0000000000000000000000\\\n000000000000",
+            "\"0000000000000000\" +\n\t\"00000000",
+            "78787878\" +\n\t\t\t\"7878787878787878",
+            "00 00 00 00 00 00 00 00\n\t00 00 00",
+            "\\xff\\xff\\xff\" +\n\t\t\"\\xff\\xff\\xff\\xff",
+        ] {
+            assert!(is_digit_fill([text.as_bytes(), b""]), "{text:?}");
+        }
+        for text in [
+            "1234567890123456789012345",
+            "deadbeefdeadbeefdeadbeef",
+            "0000000000000000 and 0000000000000",
+            "0x00, 0x01, 0x00, 0x01",
+        ] {
+            assert!(!is_digit_fill([text.as_bytes(), b""]), "{text:?}");
+        }
+    }
+
     proptest::proptest! {
         /// Any bytes, cut anywhere into the two parts of the ring: every reader of a copy
         /// answers without a panic.
@@ -592,6 +639,7 @@ mod tests {
             proptest::prop_assert!(whole.iter().map(|p| p.len()).sum::<usize>() <= bytes.len());
             let _ = (is_data(&whole), is_filler(&whole), is_data(&[a, b]));
             let _ = (is_rule_text([a, b]), is_list_fill([a, b]), is_escaped_fill([a, b]));
+            let _ = is_digit_fill([a, b]);
             let _ = crate::stutter::units_in([a, b]);
         }
     }
