@@ -1128,6 +1128,38 @@ proptest! {
     }
 }
 
+/// Rows of markup re-filled (a table's rows, an XML database's entries) are how documents are
+/// written, and markup has no loop statement to write instead: no template warning, but a
+/// host's budget still halts them.
+#[test]
+fn markup_re_filled_is_a_document_not_a_template_runaway() {
+    let rows: String = [
+        "Balkh", "Bamyan", "Daykundi", "Farah", "Faryab", "Ghazni", "Ghor", "Helmand", "Herat",
+        "Jowzjan", "Kabul", "Kandahar", "Kapisa", "Khost", "Kunar", "Kunduz", "Laghman", "Logar",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, n)| format!("<tr><td>AF-{i:02}</td>\n<td>{n}</td></tr>\n"))
+    .collect();
+    let text = format!("<table>\n{rows}</table>\n");
+    let mut g = StreamGuard::new(&StreamConfig::new(&StreamSettings::default()).unwrap());
+    let warned = text.as_bytes().chunks(16).any(|c| {
+        let v = g.push_text(c);
+        v.action != Action::Continue && v.kind == LoopKind::TemplateRunaway
+    });
+    assert!(!warned, "markup rows warned as a template");
+    let s = StreamSettings {
+        template_budget: 4,
+        ..StreamSettings::default()
+    };
+    for (way, h) in halts(&s, &text).iter().enumerate() {
+        let (_, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt past the budget"));
+        assert_eq!(v.kind, LoopKind::TemplateRunaway, "way {way}: {v:?}");
+    }
+}
+
 /// Found on human HTML cut by Gemma3's tokenizer (a licence page laid out with no-break
 /// spaces): a run of U+00A0, one byte a token, read as a word said again and again. A no-break
 /// space is white space: its runs are separator runs, which halt only past

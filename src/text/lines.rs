@@ -89,9 +89,11 @@ impl TextState {
     pub(super) fn template_finding(&self, run: Run) -> Finding {
         let copies = run.copies();
         let (warn, budget) = (self.template_warn as u32, self.template_budget as u32);
+        // Markup re-filled (an XML database's entries, a table's rows) is how documents are
+        // written: it has no loop statement to write instead. It waits for the budget.
         let level = if budget > 0 && copies > budget {
             Action::Halt
-        } else if warn > 0 && copies >= warn {
+        } else if warn > 0 && copies >= warn && !self.block_of_markup(run.period) {
             Action::Warn
         } else {
             return Finding::default();
