@@ -1586,3 +1586,106 @@ fn descriptions_of_shell_failures_name_the_program() {
         describe(&g, Verbosity::Brief)
     );
 }
+
+/// A tool that answers every call alike and briefly, each call with new arguments, only
+/// acknowledges it: Claude Code's `TodoWrite` and OpenHands' `think` say the same words
+/// whatever they are given, and an agent that keeps its todo list or thinks between its
+/// actions is not getting the same answer to new questions. A search answering new queries
+/// with the same page, a tool whose answers varied before, and the same command run again
+/// after an edit are still the same result.
+#[test]
+fn an_acknowledgment_is_not_the_same_result() {
+    let todo_ack = "Todos have been modified successfully. Ensure that you continue to use the \
+                    todo list to track your progress. Please proceed with the current tasks if \
+                    applicable";
+    let think_ack = "Your thought has been logged.";
+    let mut g = guard();
+    for i in 0..6 {
+        let todos = format!(
+            r#"{{"todos":[{{"content":"Read the parser","status":"{}"}},{{"content":"Fix it","status":"{}"}}]}}"#,
+            if i > 1 { "completed" } else { "in_progress" },
+            if i > 3 { "completed" } else { "pending" },
+        );
+        let got = step(&mut g, "TodoWrite", &todos, todo_ack, None);
+        assert_eq!(got, [Action::Continue; 2], "{i}: {:?}", g.verdict());
+        let thought = format!(r#"{{"thought":"Step {i}: the split keeps empty fields"}}"#);
+        assert_eq!(
+            step(&mut g, "think", &thought, think_ack, None),
+            [Action::Continue; 2]
+        );
+        let read = format!(r#"{{"file_path":"/repo/src/mod{i}.py"}}"#);
+        let text = format!("     1\timport re\n     2\tdef parse{i}(x):\n");
+        assert_eq!(
+            step(&mut g, "Read", &read, &text, None),
+            [Action::Continue; 2]
+        );
+    }
+    assert_eq!(g.verdict().action, Action::Continue);
+
+    // The same long page for three queries: the queries do not matter.
+    let mut g = guard();
+    let page = "Results: Widget Pro 2000, Widget Max, Widget Lite; sorted by relevance. ".repeat(8);
+    let got: Vec<Action> = ["widget", "blue widget", "cheap widget"]
+        .iter()
+        .map(|q| {
+            step(
+                &mut g,
+                "search",
+                &format!(r#"{{"query":"{q}"}}"#),
+                &page,
+                None,
+            )[1]
+        })
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
+
+    // A brief answer after answers that varied: no acknowledgment.
+    let mut g = guard();
+    step(
+        &mut g,
+        "lookup",
+        r#"{"term":"alpha"}"#,
+        "alpha: the first letter",
+        None,
+    );
+    let got: Vec<Action> = ["beta", "gamma", "delta"]
+        .iter()
+        .map(|t| {
+            step(
+                &mut g,
+                "lookup",
+                &format!(r#"{{"term":"{t}"}}"#),
+                "No entry.",
+                None,
+            )[1]
+        })
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
+
+    // The same check run after each edit, answering alike from its first run: the edits
+    // changed nothing. (A shell's program is never an acknowledgment: `python merge.py` too.)
+    let mut g = guard();
+    let mut last = Action::Continue;
+    for i in 0..3 {
+        let edit = format!(
+            r#"{{"file_path":"merge.py","old_string":"v{i}","new_string":"v{}"}}"#,
+            i + 1
+        );
+        step(
+            &mut g,
+            "Edit",
+            &edit,
+            "The file merge.py has been updated.",
+            None,
+        );
+        last = step(
+            &mut g,
+            "run_check",
+            r#"{"name":"merge"}"#,
+            "merged: {}",
+            None,
+        )[1];
+    }
+    assert_eq!(last, Action::Warn, "{:?}", g.verdict());
+}

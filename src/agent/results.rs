@@ -8,6 +8,9 @@ use crate::Action;
 /// Package installs failing in a row that warn (see `failed_installs`).
 const FAILED_INSTALLS: usize = 3;
 
+/// Bytes an acknowledgment holds at most (see `same_result`).
+const ACKNOWLEDGMENT_LEN: usize = 256;
+
 impl AgentGuard {
     pub(super) fn no_progress(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let run = self.runs[1] as usize;
@@ -234,6 +237,8 @@ impl AgentGuard {
         }
     }
 
+    /// The same result for different arguments: they do not matter, the agent learns nothing
+    /// by varying them. Not an acknowledgment (below).
     pub(super) fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let c = &self.calls[me];
         if s.same_result.is_off()
@@ -249,6 +254,25 @@ impl AgentGuard {
                 o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
             })
             .collect();
+        // A tool that has answered every call held alike and briefly, from its first, each call
+        // with new arguments, acknowledges: OpenHands' `think` ("Your thought has been
+        // logged."), Claude Code's `TodoWrite` ("Todos have been modified successfully…" to
+        // every list). Its answer does not depend on what it is given, and a write is judged
+        // by what it writes (a write that repeats an earlier one). Not a shell's program: `ls`
+        // or `find` answering three paths alike has found nothing; not a page, a listing or an
+        // editor's refusal quoting the edit, which are long; not the same call (no write) made
+        // again after an edit and answered alike: that edit changed nothing.
+        let first = self.calls.iter().position(|o| o.tool == c.tool);
+        if !calls.is_empty()
+            && !c.shell
+            && c.result_len <= ACKNOWLEDGMENT_LEN
+            && first.is_some_and(|f| f < me)
+            && (self.calls.iter().take(me))
+                .filter(|o| o.tool == c.tool)
+                .all(|o| o.answered && o.outcome == c.outcome && (c.progress || o.memo != c.memo))
+        {
+            return;
+        }
         calls.push(me);
         let t = s.same_result;
         found.extend(Finding::of_calls(
