@@ -98,7 +98,9 @@ fn fill_copies(len: usize) -> u32 {
 /// Not a record (`(self.x + other.x, self.y + other.y),`, `{"key": "value", …},`: a comma
 /// inside its brackets): a table's row written again is a line of code written again; nor a
 /// string (`"rust-2.10.0",`): the same words said again, not a slot filled (in those 250 MB
-/// one string stands 8 times in a row once, a drawing's blank row 9).
+/// one string stands 8 times in a row once, a drawing's blank row 9); nor words side by side
+/// (`FOREIGN_KEY_FK IN Customers,`, a column declared again in a table SmolLM2 writes on):
+/// a value is one expression, a declaration names something.
 fn list_item(line: &[u8]) -> bool {
     let end = line.len()
         - line
@@ -109,18 +111,28 @@ fn list_item(line: &[u8]) -> bool {
     let line = &line[..end];
     // The deepest comma, against the depth the line ends at (a copy cut inside brackets
     // may hold one more opening than the line).
-    let (mut depth, mut deepest) = (0i32, i32::MIN);
+    // And the shallowest space inside an item (not after its comma): words side by side.
+    let (mut depth, mut deepest, mut worded) = (0i32, i32::MIN, i32::MAX);
+    let mut prev = b',';
     for &b in line {
         match b {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b',' => deepest = deepest.max(depth),
+            b' ' | b'\t' if !matches!(prev, b',' | b' ' | b'\t') => worded = worded.min(depth),
             _ => {}
         }
+        prev = b;
     }
-    let record = deepest > depth.max(0);
+    let base = depth.max(0);
+    let record = deepest > base;
     let string = matches!(line.first(), Some(b'"' | b'\'' | b'`'));
-    line.len() > 1 && line.ends_with(b",") && !line.starts_with(b",") && !record && !string
+    line.len() > 1
+        && line.ends_with(b",")
+        && !line.starts_with(b",")
+        && !record
+        && !string
+        && worded > base
 }
 
 /// The block is one statement: it holds one line break outside parentheses and square
@@ -569,6 +581,7 @@ mod fill_tests {
             "{\"key\": \"value\", \"value\": \"value\"},\n",
             "point_double(r, r);\n",
             "\"rust-2.10.0\",\n",
+            "  FOREIGN_KEY_FK IN Customers,\n",
         ] {
             assert!(
                 copies(line).iter().all(|&c| c == Some(CODE_LINE_COPIES)),
