@@ -1640,6 +1640,18 @@ fn an_acknowledgment_is_not_the_same_result() {
     assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
     assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
 
+    // A brief answer that says no is an answer, nothing found: Claude Code's `Grep` finding
+    // nothing for three patterns from its first is a dead end.
+    let mut g = guard();
+    let got: Vec<Action> = ["JavaHome", "jdk", "openjdk"]
+        .iter()
+        .map(|p| {
+            let args = format!(r#"{{"pattern":"{p}","path":"/usr"}}"#);
+            step(&mut g, "Grep", &args, "No files found", None)[1]
+        })
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
+
     // A brief answer after answers that varied: no acknowledgment.
     let mut g = guard();
     step(

@@ -96,6 +96,42 @@ fn positions_ignoring_case<'a>(
         .map(|(i, _)| i)
 }
 
+/// The output says no: a word of denial or absence among its first 256 bytes (`No files
+/// found`, `not found`, `0 matches`, `cannot`, `unable`, `missing`, `error`…). A brief answer
+/// that denies answers a question, nothing found; it is no acknowledgment.
+pub(crate) fn denies(output: &[u8]) -> bool {
+    const NO: &[&[u8]] = &[
+        b"no",
+        b"not",
+        b"nothing",
+        b"none",
+        b"never",
+        b"cannot",
+        b"can't",
+        b"couldn't",
+        b"unable",
+        b"missing",
+        b"empty",
+        b"fail",
+        b"failed",
+        b"failure",
+        b"error",
+        b"denied",
+        b"invalid",
+        b"unknown",
+        b"0",
+    ];
+    let head = &output[..output.len().min(256)];
+    head.split(|b| !(b.is_ascii_alphanumeric() || *b == b'\''))
+        .filter(|w| !w.is_empty() && w.len() <= 8)
+        .any(|w| {
+            let mut low = [0u8; 8];
+            low[..w.len()].copy_from_slice(w);
+            low.make_ascii_lowercase();
+            NO.contains(&&low[..w.len()])
+        })
+}
+
 /// The error message names nothing but an exit status (`returncode 1`, `exit status 2`,
 /// `Command failed with exit code 1`).
 pub(crate) fn says_only_status(error: &[u8]) -> bool {

@@ -145,6 +145,8 @@ struct CallRec {
     /// It is a search that printed nothing: its result is "nothing found", the same for every
     /// search of its program, whatever markup or exit status came with it.
     nothing_found: bool,
+    /// Its output says no (see `failure::denies`): never an acknowledgment.
+    denies: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
     /// only when it fails).
     args_head: ArgsHead,
@@ -521,6 +523,7 @@ impl AgentGuard {
             search: effect.searches,
             install: effect.installs,
             nothing_found: false,
+            denies: false,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
@@ -626,6 +629,7 @@ impl AgentGuard {
             c.answered = true;
             c.wrote = wrote;
             c.nothing_found = nothing_found;
+            c.denies = failure::denies(output.unwrap_or_default());
         }
         if wrote {
             self.failure_epoch = step;
