@@ -276,9 +276,11 @@ fn agent_traces_match_the_guard_and_their_labels() {
     assert_eq!(calm_warned, 0, "runs labelled not stuck are left alone");
 }
 
-/// Coding-agent traces (a bash tool, heredoc edits, empty successes, rejected replies; written
-/// for the tests, not recorded): the guard warns where each is labelled stuck and nowhere else,
-/// and a rejected reply (`format_error`) is an event of its own.
+/// Coding-agent traces (a bash tool, heredoc edits, empty successes, rejected replies; and
+/// sessions shaped as Claude Code's and OpenHands' tools send them, a todo list and a think
+/// tool answered alike between the actions; written for the tests, not recorded): the guard
+/// warns where each is labelled stuck and nowhere else, and a rejected reply (`format_error`)
+/// is an event of its own.
 #[test]
 fn coding_agent_traces_warn_where_labelled() {
     let path = data("coding-agent-sample.jsonl");
