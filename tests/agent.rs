@@ -1701,3 +1701,60 @@ fn an_acknowledgment_is_not_the_same_result() {
     }
     assert_eq!(last, Action::Warn, "{:?}", g.verdict());
 }
+
+/// Waiting is not looping: polling a background job its last answer said was still running
+/// (Claude Code's `BashOutput` of a build), with `sleep 30` between the polls or not, is the
+/// agent waiting on the world. A job that never ends is judged past the patience, and a poll
+/// of a job that has ended is a call like any other.
+#[test]
+fn waiting_on_a_running_job_is_not_a_loop() {
+    let mut g = guard();
+    let build = r#"{"command":"cargo build --release","run_in_background":true}"#;
+    step(
+        &mut g,
+        "Bash",
+        build,
+        "Command running in background with ID: bash_1",
+        None,
+    );
+    for i in 0..12 {
+        if i % 2 == 0 {
+            let got = step(&mut g, "Bash", r#"{"command":"sleep 30"}"#, "", None);
+            assert_eq!(got, [Action::Continue; 2], "sleep {i}: {:?}", g.verdict());
+        }
+        let out = if i % 4 == 0 {
+            format!("<status>running</status>\n<stdout>   Compiling crate{i} v1.0.0</stdout>")
+        } else {
+            "<status>running</status>".to_string()
+        };
+        let got = step(&mut g, "BashOutput", r#"{"bash_id":"bash_1"}"#, &out, None);
+        assert_eq!(got, [Action::Continue; 2], "poll {i}: {:?}", g.verdict());
+    }
+    // JSON statuses and "still running" are read the same way.
+    let mut g = guard();
+    for _ in 0..6 {
+        let got = step(
+            &mut g,
+            "job_status",
+            r#"{"id":7}"#,
+            r#"{"id": 7, "status": "pending"}"#,
+            None,
+        );
+        assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
+    }
+    // Past the patience, waiting for what never comes is a loop.
+    let mut g = guard();
+    let warned = (0..40).any(|_| {
+        step(&mut g, "bash", r#"{"command":"sleep 60"}"#, "", None)
+            .iter()
+            .any(|&a| a != Action::Continue)
+    });
+    assert!(warned, "forty sleeps in a row were never warned");
+    // A job that has ended answers alike: polling it again is a repeat.
+    let mut g = guard();
+    let done = "<status>completed</status>\n<exit_code>0</exit_code>";
+    let got: Vec<Action> = (0..4)
+        .map(|_| step(&mut g, "BashOutput", r#"{"bash_id":"bash_1"}"#, done, None)[0])
+        .collect();
+    assert_ne!(got[3], Action::Continue, "{got:?}");
+}

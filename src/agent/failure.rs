@@ -96,6 +96,40 @@ fn positions_ignoring_case<'a>(
         .map(|(i, _)| i)
 }
 
+/// The output reports a job still running: a status that says so (Claude Code's
+/// `<status>running</status>`, `"status": "pending"`, `Status: in progress`) or `still
+/// running`, among its first 512 bytes. Its caller is waiting on the world, not repeating
+/// itself.
+pub(crate) fn reports_running(output: &[u8]) -> bool {
+    const STATES: &[&[u8]] = &[
+        b"running",
+        b"pending",
+        b"queued",
+        b"in progress",
+        b"in_progress",
+        b"waiting",
+        b"starting",
+    ];
+    let head = &output[..output.len().min(512)];
+    let mut low = [0u8; 512];
+    let low = &mut low[..head.len()];
+    low.copy_from_slice(head);
+    low.make_ascii_lowercase();
+    if memchr::memmem::find(low, b"still running").is_some() {
+        return true;
+    }
+    memchr::memmem::find_iter(low, b"status").any(|i| {
+        let rest = &low[i + 6..];
+        // The status's name, then up to four bytes of markup or punctuation (`>`, `": "`).
+        let skip = rest
+            .iter()
+            .take(4)
+            .take_while(|b| b"\"':=> \t".contains(b))
+            .count();
+        STATES.iter().any(|s| rest[skip..].starts_with(s))
+    })
+}
+
 /// The output says no: a word of denial or absence among its first 256 bytes (`No files
 /// found`, `not found`, `0 matches`, `cannot`, `unable`, `missing`, `error`…). A brief answer
 /// that denies answers a question, nothing found; it is no acknowledgment.

@@ -75,6 +75,10 @@ use crate::{Action, StreamGuard};
 
 /// The longest cycle the guard can track.
 const MAX_CYCLE: usize = 8;
+
+/// Waits and polls of a running job in a row that are not checked (see `AgentGuard::call`):
+/// past them, waiting is judged as any call is (a job that never ends).
+const WAIT_PATIENCE: u32 = 30;
 /// Bytes of one assistant message kept for its topic words.
 const MESSAGE_WORDS_BYTES: usize = 16 * 1024;
 /// Evidence steps kept in a verdict.
@@ -147,6 +151,8 @@ struct CallRec {
     nothing_found: bool,
     /// Its output says no (see `failure::denies`): never an acknowledgment.
     denies: bool,
+    /// Its output reports a job still running (see `failure::reports_running`).
+    running: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
     /// only when it fails).
     args_head: ArgsHead,
@@ -197,6 +203,9 @@ pub struct AgentGuard {
     /// Replies the harness rejected in a row, and the step of the first of them.
     rejections: u32,
     rejected_since: u64,
+    /// Calls in a row that waited (`sleep 30`) or polled a job its last answer said was still
+    /// running.
+    waiting: u32,
     strikes: u32,
     blocks: u32,
     step: u64,
@@ -253,6 +262,7 @@ impl AgentGuard {
             version: 0,
             rejections: 0,
             rejected_since: 0,
+            waiting: 0,
             strikes: 0,
             blocks: 0,
             step: 0,
@@ -317,6 +327,7 @@ impl AgentGuard {
         self.cd = None;
         self.learnt.clear();
         self.rejections = 0;
+        self.waiting = 0;
         self.strikes = 0;
         self.blocks = 0;
         self.verdict = AgentVerdict::default();
@@ -478,6 +489,19 @@ impl AgentGuard {
         } else {
             tool_hash
         };
+        // Waiting is not looping: a line that only waits (`sleep 30`), or the same call as
+        // one whose answer said its job was still running (Claude Code's `BashOutput` of a
+        // build), is the agent waiting on the world. Not checked, up to `WAIT_PATIENCE` in
+        // a row.
+        let waits = effect.waits
+            || (self.calls.iter().rev())
+                .find(|o| o.memo == memo)
+                .is_some_and(|o| o.running);
+        self.waiting = if waits {
+            self.waiting.saturating_add(1)
+        } else {
+            0
+        };
         let label = match &d.preview {
             Some(p) => format!("{tool}({p})"),
             None => format!("{tool}({})", preview_raw(args)),
@@ -512,7 +536,7 @@ impl AgentGuard {
             novel: false,
             answered: false,
             blocked: false,
-            exempt: policy.is_some_and(|p| p.exempt),
+            exempt: policy.is_some_and(|p| p.exempt) || (waits && self.waiting <= WAIT_PATIENCE),
             poller: policy.is_some_and(|p| p.poller),
             failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
             progress,
@@ -524,6 +548,7 @@ impl AgentGuard {
             install: effect.installs,
             nothing_found: false,
             denies: false,
+            running: false,
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
@@ -630,6 +655,7 @@ impl AgentGuard {
             c.wrote = wrote;
             c.nothing_found = nothing_found;
             c.denies = failure::denies(output.unwrap_or_default());
+            c.running = failure::reports_running(output.unwrap_or_default());
         }
         if wrote {
             self.failure_epoch = step;

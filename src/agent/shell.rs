@@ -39,6 +39,9 @@ pub(crate) struct ShellEffect {
     /// That program installs packages (`apt-get install`, `pip install`, `npm i`, `python -m
     /// pip install`): when it fails, the environment is what stands in the way.
     pub installs: bool,
+    /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`): it does no work of
+    /// its own.
+    pub waits: bool,
 }
 
 /// A shell tool's call: the command line it runs and where.
@@ -161,6 +164,7 @@ fn command_line(mut argv: Vec<String>) -> String {
 pub(crate) fn effect(command: &str) -> ShellEffect {
     let mut out = ShellEffect::default();
     let mut program_set = false;
+    let (mut sleeps, mut works) = (false, false);
     // Whether every command that does work is a package manager's, and one installs.
     let (mut managers, mut installs) = (true, false);
     for simple in split(command) {
@@ -174,6 +178,8 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         // `cat <<EOF > f.py && python f.py`: the file is written by plumbing, the work is
         // done by what runs it.
         let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
+        sleeps |= matches!(name, "sleep" | "wait");
+        works |= !plumbing || simple.writes_file;
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
             out.searches = is_search(name, &words[1..]);
@@ -187,6 +193,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     // `apt-get update && apt-get install x` is an install; `pip install -e . && pytest` fails
     // as the tests do, not as an install.
     out.installs = managers && installs;
+    out.waits = sleeps && !works;
     out
 }
 
