@@ -1742,6 +1742,27 @@ fn waiting_on_a_running_job_is_not_a_loop() {
         );
         assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
     }
+    // OpenHands' empty command waits for more output of a long test run.
+    let mut g = guard();
+    let quiet = "[The command has no new output after 30 seconds. You may wait longer to see \
+                 additional output by sending empty command '']";
+    step(
+        &mut g,
+        "execute_bash",
+        r#"{"command":"python tests/runtests.py"}"#,
+        quiet,
+        None,
+    );
+    for _ in 0..6 {
+        let got = step(
+            &mut g,
+            "execute_bash",
+            r#"{"command":"","is_input":"true"}"#,
+            quiet,
+            None,
+        );
+        assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
+    }
     // Past the patience, waiting for what never comes is a loop.
     let mut g = guard();
     let warned = (0..40).any(|_| {

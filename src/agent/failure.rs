@@ -97,8 +97,9 @@ fn positions_ignoring_case<'a>(
 }
 
 /// The output reports a job still running: a status that says so (Claude Code's
-/// `<status>running</status>`, `"status": "pending"`, `Status: in progress`) or `still
-/// running`, among its first 512 bytes. Its caller is waiting on the world, not repeating
+/// `<status>running</status>`, `"status": "pending"`, `Status: in progress`), `still
+/// running` or `no new output` (OpenHands: "The command has no new output after 30 seconds"),
+/// among its first 512 bytes. Its caller is waiting on the world, not repeating
 /// itself.
 pub(crate) fn reports_running(output: &[u8]) -> bool {
     const STATES: &[&[u8]] = &[
@@ -115,7 +116,9 @@ pub(crate) fn reports_running(output: &[u8]) -> bool {
     let low = &mut low[..head.len()];
     low.copy_from_slice(head);
     low.make_ascii_lowercase();
-    if memchr::memmem::find(low, b"still running").is_some() {
+    if memchr::memmem::find(low, b"still running").is_some()
+        || memchr::memmem::find(low, b"no new output").is_some()
+    {
         return true;
     }
     memchr::memmem::find_iter(low, b"status").any(|i| {

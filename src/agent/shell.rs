@@ -39,8 +39,8 @@ pub(crate) struct ShellEffect {
     /// That program installs packages (`apt-get install`, `pip install`, `npm i`, `python -m
     /// pip install`): when it fails, the environment is what stands in the way.
     pub installs: bool,
-    /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`): it does no work of
-    /// its own.
+    /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`, or nothing at all):
+    /// it does no work of its own.
     pub waits: bool,
 }
 
@@ -193,7 +193,9 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     // `apt-get update && apt-get install x` is an install; `pip install -e . && pytest` fails
     // as the tests do, not as an install.
     out.installs = managers && installs;
-    out.waits = sleeps && !works;
+    // An empty line sends nothing but waits for more output (OpenHands: "wait longer … by
+    // sending empty command").
+    out.waits = (sleeps && !works) || command.trim().is_empty();
     out
 }
 
