@@ -746,9 +746,7 @@ fn a_list_filled_with_one_item_halts_only_as_a_buffer() {
     let runaway = table("CodePoint::INVALID", 200);
     for s in presets() {
         for (way, h) in halts(&s, &runaway).iter().enumerate() {
-            let (line, v) = h
-                .clone()
-                .unwrap_or_else(|| panic!("way {way} did not halt"));
+            let (line, v) = (*h).unwrap_or_else(|| panic!("way {way} did not halt"));
             assert!(
                 (60..=80).contains(&line),
                 "way {way} halted at line {line}: {v:?}"
@@ -760,7 +758,7 @@ fn a_list_filled_with_one_item_halts_only_as_a_buffer() {
         let text = table(item, 40);
         for s in presets() {
             for (way, h) in halts(&s, &text).iter().enumerate() {
-                let (line, v) = h.clone().unwrap_or_else(|| panic!("{item}: way {way}"));
+                let (line, v) = (*h).unwrap_or_else(|| panic!("{item}: way {way}"));
                 assert!(
                     line <= 2 + 8,
                     "{item}: way {way} halted at line {line}: {v:?}"
