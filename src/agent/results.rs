@@ -254,15 +254,16 @@ impl AgentGuard {
                 o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
             })
             .collect();
-        // A tool that has answered every call held alike and briefly, from its first, each call
-        // with new arguments, acknowledges: OpenHands' `think` ("Your thought has been
+        // A tool that has answered every call held alike and briefly, from its first, each
+        // call with new arguments, acknowledges: OpenHands' `think` ("Your thought has been
         // logged."), Claude Code's `TodoWrite` ("Todos have been modified successfully…" to
         // every list). Its answer does not depend on what it is given, and a write is judged
-        // by what it writes (a write that repeats an earlier one). Not a shell's program: `ls`
-        // or `find` answering three paths alike has found nothing; not an answer that says no
-        // (`No files found` to three patterns: see `failure::denies`); not a page, a listing or an
-        // editor's refusal quoting the edit, which are long; not the same call (no write) made
-        // again after an edit and answered alike: that edit changed nothing.
+        // by what it writes (a write that repeats an earlier one). Not a shell's program
+        // (`ls` or `find` answering three paths alike has found nothing), not an answer that
+        // says no (`No files found` to three patterns: see `failure::denies`), not a page, a
+        // listing or an editor's refusal quoting the edit, which are long, and not the same
+        // call (no write) made again after an edit and answered alike: that edit changed
+        // nothing.
         let first = self.calls.iter().position(|o| o.tool == c.tool);
         if !calls.is_empty()
             && !c.shell

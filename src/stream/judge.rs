@@ -199,9 +199,10 @@ impl StreamGuard {
                         }
                     } else if is_data(&whole) || is_filler(&whole) || is_digit_fill(block) {
                         // A block without words — numbers, hex, a regex, base64, only
-                        // `NULL`s, or escaped bytes written on (`\xff\xff" +`) — is data, and tables of data repeat their values and rows:
-                        // only a long run of it halts, four times the span and one copy more,
-                        // and it warns half way there.
+                        // `NULL`s, or escaped bytes written on (`\xff\xff" +`) — is data,
+                        // and tables of data repeat their values and rows: only a long run
+                        // of it halts, four times the span and one copy more, and it warns
+                        // half way there.
                         let s = &self.config.inner.settings;
                         let copies = f.span / f.period.max(1);
                         let base = DATA_SPAN_FACTOR * s.halt_span.max(16);

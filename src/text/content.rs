@@ -100,11 +100,12 @@ pub(crate) fn is_escaped_fill(parts: [&[u8]; 2]) -> bool {
         })
 }
 
-/// The text is one digit or a pair of them written on and on in a literal, wrapped over lines
-/// (`"0000…0000" +`, `000…000\`, `7878…78`, `00 00 00`, `\xff\xff" +`): its letters and digits
-/// are hex digits (an escape's `x` too, and a digit or an `x` among them) repeating a unit
-/// of at most four bytes, sixteen of them at least, and nothing but quotes, backslashes, `+`, commas and white space between
-/// them: a number or a buffer spelled out to its length (a float parser's thousand zeros).
+/// The text is one digit or a pair of them written on and on in a literal, wrapped over
+/// lines (`"0000…0000" +`, `000…000\`, `7878…78`, `00 00 00`, `\xff\xff" +`): its letters
+/// and digits are hex digits (an escape's `x` too, and a digit or an `x` among them)
+/// repeating a unit of at most four bytes, sixteen of them at least, and nothing but quotes,
+/// backslashes, `+`, commas and white space between them: a number or a buffer spelled out
+/// to its length (a float parser's thousand zeros).
 pub(crate) fn is_digit_fill(parts: [&[u8]; 2]) -> bool {
     // The first 256 of them are enough to tell.
     let mut digits = [0u8; 256];
