@@ -1771,6 +1771,12 @@ fn waiting_on_a_running_job_is_not_a_loop() {
             .any(|&a| a != Action::Continue)
     });
     assert!(warned, "forty sleeps in a row were never warned");
+    // A peer's preset counts every call as the peer does: Roo Code blocks the fourth sleep.
+    let mut g = AgentGuard::new(&AgentConfig::preset(AgentPreset::RooCode));
+    let got: Vec<Action> = (0..4)
+        .map(|_| step(&mut g, "bash", r#"{"command":"sleep 30"}"#, "", None)[0])
+        .collect();
+    assert_eq!(got[3], Action::Block, "{got:?}");
     // A job that has ended answers alike: polling it again is a repeat.
     let mut g = guard();
     let done = "<status>completed</status>\n<exit_code>0</exit_code>";

@@ -493,10 +493,12 @@ impl AgentGuard {
         // one whose answer said its job was still running (Claude Code's `BashOutput` of a
         // build), is the agent waiting on the world. Not checked, up to `WAIT_PATIENCE` in
         // a row.
-        let waits = effect.waits
-            || (self.calls.iter().rev())
-                .find(|o| o.memo == memo)
-                .is_some_and(|o| o.running);
+        // Our reading, not a peer's: the peers' presets count every call as they do.
+        let waits = s.results_are_progress
+            && (effect.waits
+                || (self.calls.iter().rev())
+                    .find(|o| o.memo == memo)
+                    .is_some_and(|o| o.running));
         self.waiting = if waits {
             self.waiting.saturating_add(1)
         } else {
