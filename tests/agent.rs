@@ -1763,6 +1763,12 @@ fn waiting_on_a_running_job_is_not_a_loop() {
         );
         assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
     }
+    // An empty command with nothing running is no wait: sent on and on, it is a loop.
+    let mut g = guard();
+    let got: Vec<Action> = (0..4)
+        .map(|_| step(&mut g, "bash", r#"{"command":""}"#, "", None)[0])
+        .collect();
+    assert_ne!(got[3], Action::Continue, "{got:?}");
     // Past the patience, waiting for what never comes is a loop.
     let mut g = guard();
     let warned = (0..40).any(|_| {

@@ -493,9 +493,12 @@ impl AgentGuard {
         // one whose answer said its job was still running (Claude Code's `BashOutput` of a
         // build), is the agent waiting on the world. Not checked, up to `WAIT_PATIENCE` in
         // a row.
-        // Our reading, not a peer's: the peers' presets count every call as they do.
+        // An empty line after an answer that said its command was still running waits for
+        // more of its output (OpenHands: "wait longer … by sending empty command"). Our
+        // reading, not a peer's: the peers' presets count every call as they do.
         let waits = s.results_are_progress
             && (effect.waits
+                || (effect.empty && self.calls.back().is_some_and(|o| o.running))
                 || (self.calls.iter().rev())
                     .find(|o| o.memo == memo)
                     .is_some_and(|o| o.running));

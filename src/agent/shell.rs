@@ -39,9 +39,12 @@ pub(crate) struct ShellEffect {
     /// That program installs packages (`apt-get install`, `pip install`, `npm i`, `python -m
     /// pip install`): when it fails, the environment is what stands in the way.
     pub installs: bool,
-    /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`, or nothing at all):
-    /// it does no work of its own.
+    /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`): it does no work of
+    /// its own.
     pub waits: bool,
+    /// The line is empty: it sends nothing (OpenHands waits for more output of a command
+    /// still running this way).
+    pub empty: bool,
 }
 
 /// A shell tool's call: the command line it runs and where.
@@ -193,9 +196,8 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     // `apt-get update && apt-get install x` is an install; `pip install -e . && pytest` fails
     // as the tests do, not as an install.
     out.installs = managers && installs;
-    // An empty line sends nothing but waits for more output (OpenHands: "wait longer … by
-    // sending empty command").
-    out.waits = (sleeps && !works) || command.trim().is_empty();
+    out.waits = sleeps && !works;
+    out.empty = command.trim().is_empty();
     out
 }
 
