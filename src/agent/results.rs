@@ -264,12 +264,11 @@ impl AgentGuard {
         // listing or an editor's refusal quoting the edit, which are long, and not the same
         // call (no write) made again after an edit and answered alike: that edit changed
         // nothing.
-        let first = self.calls.iter().position(|o| o.tool == c.tool);
+        // (`calls` not empty: an earlier call of the tool answered alike.)
         if !calls.is_empty()
             && !c.shell
             && !c.denies
             && c.result_len <= ACKNOWLEDGMENT_LEN
-            && first.is_some_and(|f| f < me)
             && (self.calls.iter().take(me))
                 .filter(|o| o.tool == c.tool)
                 .all(|o| o.answered && o.outcome == c.outcome && (c.progress || o.memo != c.memo))

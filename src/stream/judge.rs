@@ -229,8 +229,12 @@ impl StreamGuard {
                         // (`point_double(r, r);` five times): people write a few of them, a
                         // model writes its loop on; an item of a list fills it as long as a
                         // buffer (see `unrolled`).
+                        // Past `CODE_LINE_COPIES` only an item of a list, which ends in a
+                        // comma, waits longer: the rest is not read again on every token.
                         let copies = f.span / f.period.max(1);
-                        if copies < unrolled::copies_to_halt(block).unwrap_or(0) {
+                        let may_wait = copies < CODE_LINE_COPIES
+                            || block.iter().any(|p| memchr::memchr(b',', p).is_some());
+                        if may_wait && copies < unrolled::copies_to_halt(block).unwrap_or(0) {
                             action = action.min(Action::Warn);
                         }
                     }

@@ -240,17 +240,16 @@ pub(crate) fn whole_tokens<'t>(parts: [&'t [u8]; 2]) -> [&'t [u8]; 4] {
     };
     // The head ends a longer token held whole between the cuts: the copy begins late.
     let head_ends_a_token = first > 0 && {
-        let (mut start, mut k) = (first, first);
-        let mut found = false;
-        while k <= n && !found {
-            if k == n || cut(&at(k)) {
-                let len = k - start;
-                found = len > first && (0..first).all(|i| at(k - first + i) == at(i)) && k < n;
-                start = k + 1;
+        // Each token that a cut ends (not the tail, which the copy's end may cut).
+        let mut start = first + 1;
+        (first + 1..n).any(|k| {
+            if !cut(&at(k)) {
+                return false;
             }
-            k += 1;
-        }
-        found
+            let ends = k - start > first && (0..first).all(|i| at(k - first + i) == at(i));
+            start = k + 1;
+            ends
+        })
     };
     if head_ends_a_token {
         let last = (0..n).rev().find(|&k| cut(&at(k))).unwrap_or(first);
