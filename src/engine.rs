@@ -32,6 +32,7 @@
 //!
 //! [`StreamGuard`]: crate::StreamGuard
 
+use crate::journal::{Array, Journal, Owner};
 use crate::verdict::{Action, LoopKind};
 
 mod near;
@@ -366,6 +367,130 @@ impl Engine {
                 found,
             ]
         );
+    }
+
+    /// Makes this engine's scalars, coverage and dense runs a copy of `src`'s (an engine of the
+    /// same parameters, or one [`hollow`](Self::hollow)ed from it), leaving its rings and tables
+    /// alone: what a speculative checkpoint keeps of each drafted push (`src/journal.rs` keeps
+    /// the rest). Allocates nothing.
+    pub fn copy_scalars_from(&mut self, src: &Engine) {
+        self.cover.copy_from_slice(&src.cover);
+        self.runs.copy_from_slice(&src.runs);
+        copy_fields!(
+            self,
+            src,
+            [
+                pos,
+                floor,
+                next_base,
+                roll_out,
+                ncands,
+                cover_sum,
+                near_alert,
+                last_dist,
+                ngram,
+                index_bits,
+                dense,
+                near_window,
+                near_at,
+                dense_at,
+                near_since,
+                cands,
+                near_streak,
+                near_close,
+                slack,
+                structured,
+                text_known,
+                says_nothing_new,
+                says_little_new,
+                near_prev,
+                found,
+            ],
+            skip [syms, head, cover, near_head, p, hist, runs, warn_need, halt_need, any_need]
+        );
+    }
+
+    /// A copy of this engine without its rings and tables, to hold
+    /// [`copy_scalars_from`](Self::copy_scalars_from)'s copies. Allocates.
+    pub fn hollow(&self) -> Engine {
+        Engine {
+            syms: Box::default(),
+            head: Box::default(),
+            near_head: Box::default(),
+            hist: Box::default(),
+            warn_need: Box::default(),
+            halt_need: Box::default(),
+            any_need: Box::default(),
+            cover: self.cover.clone(),
+            runs: self.runs.clone(),
+            p: self.p.clone(),
+            cands: self.cands,
+            found: self.found,
+            ..*self
+        }
+    }
+
+    /// Notes in `journal` the slots that pushing `s` next will overwrite in the rings and
+    /// tables: its place in the ring, its n-gram's index slot, its 4-gram's, and the dense
+    /// history's two. Changes nothing.
+    pub fn note_push(&self, s: u32, journal: &mut Journal, owner: Owner) {
+        let at = self.pos as usize & (self.syms.len() - 1);
+        journal.note(owner, Array::Syms, at, self.syms[at]);
+        if self.index_bits > 0 {
+            let (slot, _) = self.slot(self.next_gram(s));
+            journal.note(owner, Array::Head, slot, self.head[slot]);
+        }
+        if !self.near_head.is_empty() {
+            let g: [u32; NEAR_GRAM as usize] = std::array::from_fn(|t| {
+                if t == 0 {
+                    s
+                } else {
+                    self.sym(self.pos.wrapping_sub(t as u64))
+                }
+            });
+            let slot = near::near_slot(&g);
+            journal.note(owner, Array::Near, slot, self.near_head[slot] as u32);
+        }
+        if self.p.dense > 0 {
+            let k = self.dense_at as usize;
+            for at in [k, k + self.p.dense] {
+                journal.note(owner, Array::Hist, at, self.hist[at]);
+            }
+        }
+    }
+
+    /// Notes in `journal` the ring slots [`forget`](Self::forget) will clear.
+    pub fn note_forget(&self, journal: &mut Journal, owner: Owner) {
+        for t in 1..=self.ngram as u64 {
+            let at = self.pos.wrapping_sub(t) as usize & (self.syms.len() - 1);
+            journal.note(owner, Array::Syms, at, self.syms[at]);
+        }
+    }
+
+    /// Puts `old` back into slot `index` of `array`, as [`Journal::rewind`] asks.
+    pub fn put(&mut self, array: Array, index: usize, old: u32) {
+        match array {
+            Array::Syms => self.syms[index] = old,
+            Array::Head => self.head[index] = old,
+            Array::Near => self.near_head[index] = old as u16,
+            Array::Hist => self.hist[index] = old,
+            Array::Ring | Array::Starts | Array::LineStarts => {
+                debug_assert!(false, "{array:?} is not an engine's")
+            }
+        }
+    }
+
+    /// Every slot of the rings and tables, for tests that compare two engines.
+    #[cfg(test)]
+    pub fn arrays(&self) -> Vec<u64> {
+        let mut all: Vec<u64> = self.syms.iter().map(|&x| x as u64).collect();
+        all.extend(self.head.iter().map(|&x| x as u64));
+        all.extend(self.near_head.iter().map(|&x| x as u64));
+        all.extend(self.hist.iter().map(|&x| x as u64));
+        all.extend(self.runs.iter().map(|&x| x as u64));
+        all.extend(self.cover.iter().copied());
+        all.extend([self.pos, self.floor, self.next_base, self.cover_sum as u64]);
+        all
     }
 
     /// Forgets all evidence but keeps counting positions: nothing before now is compared with.

@@ -76,6 +76,7 @@ mod config;
 mod counting;
 mod engine;
 pub mod ffi;
+mod journal;
 mod novelty;
 mod profile;
 mod stream;
@@ -97,5 +98,6 @@ pub use config::{
 pub use profile::{profile_for, Profile, PROFILES};
 pub use stream::{
     RollbackError, StreamGuard, StreamStats, Verbosity, DRAFT_BYTES, EVIDENCE_BYTES, MAX_DRAFTS,
+    NOTED_PUSHES,
 };
 pub use verdict::{Action, LoopKind, Unit, Verdict};

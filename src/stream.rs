@@ -4,6 +4,7 @@ use std::fmt;
 
 use crate::config::StreamConfig;
 use crate::engine::{Engine, EngineParams, Finding};
+use crate::journal::{Journal, Owner};
 use crate::text::{in_url, CharLimits, Event, TextFinding, TextState, Url, STARTS, TEXT_RING};
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -14,7 +15,7 @@ mod unrolled;
 
 pub(crate) use reasoning::Markers;
 
-pub use speculative::{RollbackError, DRAFT_BYTES, MAX_DRAFTS};
+pub use speculative::{RollbackError, DRAFT_BYTES, MAX_DRAFTS, NOTED_PUSHES};
 
 /// Bytes of the repeated block kept as evidence.
 pub const EVIDENCE_BYTES: usize = 256;
@@ -252,7 +253,7 @@ impl StreamGuard {
     #[inline(never)]
     fn push_token_slow(&mut self, id: u32, piece: Option<&[u8]>) -> Verdict {
         if self.drafting() {
-            self.record(speculative::Push::Token(id), piece);
+            self.before_draft(speculative::Push::Token(id), piece);
         }
         if self.verdict.action == Action::Halt {
             return self.verdict;
@@ -327,6 +328,9 @@ impl StreamGuard {
     /// verdict for symbol `sym`; a push where nothing fired skips the verdict assembly.
     #[inline]
     fn settle(&mut self, id: u32, sym: u64, text: TextFinding) -> Verdict {
+        if let Some(j) = speculative::noting(&mut self.drafts) {
+            self.engine.note_push(id, j, Owner::Stream);
+        }
         let level = self.engine.push(id);
         if level.max(text.level()) == Action::Continue {
             return self.quiet(sym);
@@ -362,7 +366,7 @@ impl StreamGuard {
     /// stops reading the chunk where it happened.
     pub fn push_text(&mut self, text: &[u8]) -> Verdict {
         if self.drafting() {
-            self.record(speculative::Push::Text, Some(text));
+            self.before_draft(speculative::Push::Text, Some(text));
         }
         self.read_text(text)
     }
@@ -410,7 +414,7 @@ impl StreamGuard {
     /// Ends a text-only stream: the last word, which no space followed, is pushed.
     pub fn finish_text(&mut self) -> Verdict {
         if self.drafting() {
-            self.record(speculative::Push::Finish, None);
+            self.before_draft(speculative::Push::Finish, None);
         }
         self.read_end()
     }
@@ -423,18 +427,20 @@ impl StreamGuard {
         let mut last = (Finding::default(), self.engine.pos().saturating_sub(1));
         let engine = &mut self.engine;
         let line_sym = self.line_sym;
-        self.text.flush_word(&mut self.url, |t, event| {
-            if let Event::Word(h, start, url) = event {
-                let (level, sym) = push_word(engine, t, h, start, line_sym, url);
-                let f = if level == Action::Continue {
-                    Finding::default()
-                } else {
-                    engine.finding()
-                };
-                last = (f, sym);
-            }
-            false
-        });
+        let journal = speculative::noting(&mut self.drafts);
+        self.text
+            .flush_word(&mut self.url, journal, |t, event, journal| {
+                if let Event::Word(h, start, url) = event {
+                    let (level, sym) = push_word(engine, t, h, start, line_sym, url, journal);
+                    let f = if level == Action::Continue {
+                        Finding::default()
+                    } else {
+                        engine.finding()
+                    };
+                    last = (f, sym);
+                }
+                false
+            });
         self.decide(last.0, last.1, TextFinding::default())
     }
 
@@ -465,20 +471,25 @@ impl StreamGuard {
             read_ahead,
             found,
             &mut self.url,
-            |t, event| {
+            speculative::noting(&mut self.drafts),
+            |t, event, journal| {
                 match event {
                     Event::Word(h, start, url) => {
                         // Where this word is read, not where the chunk began: a chunk may
                         // run from prose into an indented block.
                         engine.slack = if t.structured() { structure_slack } else { 1.0 };
                         engine.text_known = text_known;
-                        let (level, sym) = push_word(engine, t, h, start, *line_sym, url);
+                        let (level, sym) = push_word(engine, t, h, start, *line_sym, url, journal);
                         if level > Action::Continue {
                             word = Some((engine.finding(), sym));
                             return true;
                         }
                     }
                     Event::Breaker => {
+                        if let Some(j) = journal {
+                            engine.note_forget(j, Owner::Stream);
+                            t.note_forget(j);
+                        }
                         engine.forget();
                         t.forget();
                     }
@@ -699,11 +710,15 @@ fn push_word(
     start: u64,
     line_sym: u32,
     url: bool,
+    journal: Option<&mut Journal>,
 ) -> (Action, u64) {
     let sym = engine.pos();
     t.mark_symbol_at(sym, start);
     engine.structured = url || left_out(t, sym, line_sym);
     (engine.says_nothing_new, engine.says_little_new) = t.news();
+    if let Some(j) = journal {
+        engine.note_push(h, j, Owner::Stream);
+    }
     (engine.push(h), sym)
 }
 

@@ -15,6 +15,7 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::counting::Counting;
 use crate::engine::{Engine, EngineParams, Finding};
+use crate::journal::{Array, Journal, Owner};
 use crate::novelty::Novelty;
 use crate::structure::{LineKind, Structure};
 use crate::template::{skeleton, Templates};
@@ -398,6 +399,115 @@ impl TextState {
         );
     }
 
+    /// Makes this state's scalars a copy of `src`'s (a state of the same settings, or one
+    /// [`hollow`](Self::hollow)ed from it), leaving its rings alone (see
+    /// [`Engine::copy_scalars_from`]). Allocates nothing.
+    pub fn copy_scalars_from(&mut self, src: &TextState) {
+        self.lines.copy_scalars_from(&src.lines);
+        copy_fields!(
+            self,
+            src,
+            [
+                bytes,
+                last,
+                runs,
+                word,
+                word_len,
+                word_start,
+                long_word,
+                word_byte,
+                line,
+                line_len,
+                line_hash,
+                line_letters,
+                structure,
+                novelty,
+                counting,
+                count_onset,
+                count_words,
+                lines_warn,
+                lines_halt,
+                line_start,
+                markup_lines,
+                nesting,
+                templates,
+                template_warn,
+                template_budget,
+                line_skeleton,
+                breaker_state,
+                min_letters,
+            ],
+            skip[lines, ring, starts, line_starts]
+        );
+    }
+
+    /// A copy of this state without its rings, to hold
+    /// [`copy_scalars_from`](Self::copy_scalars_from)'s copies. Allocates.
+    pub fn hollow(&self) -> TextState {
+        TextState {
+            ring: Box::default(),
+            starts: Box::default(),
+            line_starts: Box::default(),
+            lines: self.lines.hollow(),
+            structure: self.structure.clone(),
+            novelty: self.novelty.clone(),
+            counting: self.counting.clone(),
+            nesting: self.nesting.clone(),
+            templates: self.templates.clone(),
+            ..*self
+        }
+    }
+
+    /// Notes in `journal` every slot of the rings that a push of `bytes`, making at most
+    /// `symbols` stream symbols from `sym` on, can overwrite: the bytes' place in the byte ring,
+    /// where each symbol begins and where each line they end began. The line engine's own
+    /// rings are noted line by line, as each is pushed.
+    pub fn note_push(&self, bytes: &[u8], symbols: u64, sym: u64, journal: &mut Journal) {
+        for b in self.bytes..self.bytes + bytes.len() as u64 {
+            let at = b as usize % TEXT_RING;
+            journal.note(Owner::Stream, Array::Ring, at, self.ring[at] as u32);
+        }
+        for s in sym..sym + symbols {
+            let at = s as usize % STARTS;
+            journal.note(Owner::Stream, Array::Starts, at, self.starts[at]);
+        }
+        // A line ends at a newline only.
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
+        let n = self.lines.pos();
+        for l in n..n + lines {
+            let at = l as usize % LINES;
+            journal.note(Owner::Stream, Array::LineStarts, at, self.line_starts[at]);
+        }
+    }
+
+    /// Every slot of the rings, the line engine's included, for tests that compare two states.
+    #[cfg(test)]
+    pub fn arrays(&self) -> Vec<u64> {
+        let mut all = self.lines.arrays();
+        all.extend(self.ring.iter().map(|&x| x as u64));
+        all.extend(self.starts.iter().map(|&x| x as u64));
+        all.extend(self.line_starts.iter().map(|&x| x as u64));
+        all.extend([self.bytes, self.line_hash, self.runs, self.last]);
+        all
+    }
+
+    /// Notes in `journal` the slots [`forget`](Self::forget) will clear.
+    pub fn note_forget(&self, journal: &mut Journal) {
+        self.lines.note_forget(journal, Owner::Lines);
+    }
+
+    /// Puts `old` back into slot `index` of `array` (of the line engine, for `Owner::Lines`),
+    /// as [`Journal::rewind`] asks.
+    pub fn put(&mut self, owner: Owner, array: Array, index: usize, old: u32) {
+        match (owner, array) {
+            (Owner::Lines, _) => self.lines.put(array, index, old),
+            (Owner::Stream, Array::Ring) => self.ring[index] = old as u8,
+            (Owner::Stream, Array::Starts) => self.starts[index] = old,
+            (Owner::Stream, Array::LineStarts) => self.line_starts[index] = old,
+            (Owner::Stream, _) => debug_assert!(false, "{array:?} is the stream engine's"),
+        }
+    }
+
     /// Forgets the evidence (after a breaker) but keeps positions and the held bytes.
     pub fn forget(&mut self) {
         self.runs = 0;
@@ -626,7 +736,8 @@ mod tests {
             None,
             &mut TextFinding::default(),
             &mut Url::Out,
-            |_, _| false,
+            None,
+            |_, _, _| false,
         );
         t
     }

@@ -1,7 +1,8 @@
 //! Token streams against brute force: the vLLM-exact preset halts on exactly the token where
 //! vLLM's tail scan first finds its copies; every halt of the balanced preset is a real loop
 //! (the span it reports is periodic with the period it reports); a clone continues as the
-//! original and a reset guard answers as a new one.
+//! original and a reset guard answers as a new one; a guard fed the tokens as speculative
+//! drafts, with wrong drafts rolled back, answers every step as a guard fed only the tokens.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -82,6 +83,45 @@ fuzz_target!(|x: Input| {
         assert_eq!(c.verdict(), guard.verdict());
         assert_eq!(c.stats(), guard.stats());
     }
+    // Drafted: steps of up to 20 drafts (past the 16 noted ones now and then), the first
+    // `good` of them the stream's tokens (with a piece when the byte says so) and the rest
+    // wrong, rolled back; the guard answers each step as one fed only the stream.
+    let piece = |i: usize, raw: u8| {
+        (raw & 0x40 != 0).then_some(if i % 3 == 0 { &b" a"[..] } else { b"b\n" })
+    };
+    let mut drafted = StreamGuard::new(&config);
+    let mut plain = StreamGuard::new(&config);
+    let (mut at, mut step) = (0, 0usize);
+    let raw = |i: usize| x.tokens.get(i).copied().unwrap_or(0);
+    while at < t.len().min(600) {
+        step += 1;
+        let r = raw(at) as usize ^ step;
+        let drafts = 1 + r % 20;
+        let good = (r / 20 % (drafts + 1)).min(t.len() - at);
+        drafted.checkpoint();
+        for j in 0..drafts {
+            if j < good {
+                drafted.push_token(t[at + j], piece(at + j, raw(at + j)));
+            } else {
+                drafted.push_token(7 + j as u32, Some(b" x"));
+            }
+        }
+        let v = drafted.rollback(drafts - good).expect("drafts held");
+        drafted.commit();
+        for j in 0..good {
+            plain.push_token(t[at + j], piece(at + j, raw(at + j)));
+        }
+        at += good.max(1);
+        if good == 0 {
+            let v = drafted.push_token(t[at - 1], piece(at - 1, raw(at - 1)));
+            assert_eq!(v, plain.push_token(t[at - 1], piece(at - 1, raw(at - 1))));
+        } else {
+            assert_eq!(v, plain.verdict());
+        }
+        assert_eq!(drafted.stats(), plain.stats());
+        assert_eq!(drafted.repeated_text(), plain.repeated_text());
+    }
+
     // A reset guard answers as a new one, after a stream with pieces and on one where only
     // some tokens carry a piece.
     for (i, &id) in t.iter().enumerate().take(400) {

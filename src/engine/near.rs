@@ -7,6 +7,15 @@
 use super::{Engine, EngineParams, Finding, NEAR_GRAM, NEAR_SLOTS, NOT_NEAR};
 use crate::verdict::{Action, LoopKind};
 
+/// The table slot of 4-gram `g` (its newest symbol first).
+#[inline(always)]
+pub(super) fn near_slot(g: &[u32; NEAR_GRAM as usize]) -> usize {
+    let h = g.iter().fold(0u64, |h, &x| {
+        (h ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+    });
+    (h >> 32) as usize % NEAR_SLOTS
+}
+
 impl Engine {
     /// How far back the 4-gram ending at `pos` (already in the ring) was last seen, if within
     /// the last few hundred symbols (checked symbol by symbol), else 0; records this sighting.
@@ -17,10 +26,7 @@ impl Engine {
             return 0;
         }
         let g: [u32; NEAR_GRAM as usize] = std::array::from_fn(|t| self.sym(pos - t as u64));
-        let h = g.iter().fold(0u64, |h, &x| {
-            (h ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-        });
-        let slot = (h >> 32) as usize % NEAR_SLOTS;
+        let slot = near_slot(&g);
         let here = (pos as u16).wrapping_add(1);
         let seen = std::mem::replace(&mut self.near_head[slot], here);
         let dist = here.wrapping_sub(seen) as u64;

@@ -19,6 +19,7 @@
 
 use super::StreamGuard;
 use crate::config::MAX_MARKER;
+use crate::journal::Owner;
 use crate::verdict::{Action, Verdict};
 
 /// One marker and its failure function: `fail[k]` is the length of the longest proper prefix
@@ -281,6 +282,10 @@ impl StreamGuard {
     /// An end marker: the loops read so far are forgotten, as at a breaker, and an
     /// `EndReasoning` the guard was answering is over.
     fn close_reasoning(&mut self) {
+        if let Some(j) = super::speculative::noting(&mut self.drafts) {
+            self.engine.note_forget(j, Owner::Stream);
+            self.text.note_forget(j);
+        }
         self.engine.forget();
         self.text.forget();
         self.warn_streak = 0;

@@ -15,6 +15,7 @@ use super::{
     SPACE, TEXT_RING, WORD_MAX,
 };
 use crate::engine::Finding;
+use crate::journal::{Journal, Owner};
 use crate::structure::LineKind;
 use crate::verdict::Action;
 
@@ -43,7 +44,8 @@ impl TextState {
         mut read_ahead: Option<(usize, u8)>,
         found: &mut TextFinding,
         url: &mut Url,
-        mut on_event: impl FnMut(&mut TextState, Event) -> bool,
+        mut journal: Option<&mut Journal>,
+        mut on_event: impl FnMut(&mut TextState, Event, Option<&mut Journal>) -> bool,
     ) -> usize {
         let n = text.len();
         let base = self.bytes;
@@ -119,6 +121,7 @@ impl TextState {
                         url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
+                        journal.as_deref_mut(),
                         &mut on_event,
                     );
                 }
@@ -131,7 +134,13 @@ impl TextState {
                 if words && class & NEWLINE != 0 {
                     // A line break is a symbol, as it is a token: a loop of data does not run
                     // on from one line to the next unless its lines are cut alike.
-                    stop |= self.emit_word(url, b"\n", base + (i - 1) as u64, &mut on_event);
+                    stop |= self.emit_word(
+                        url,
+                        b"\n",
+                        base + (i - 1) as u64,
+                        journal.as_deref_mut(),
+                        &mut on_event,
+                    );
                 }
                 if class & NEWLINE != 0 {
                     // The newline is not part of the line. The line is a heading when the
@@ -145,7 +154,8 @@ impl TextState {
                         .unwrap_or(0);
                     let heading = last == b':';
                     let line_start = self.line_start;
-                    let (f, structured, kind, template) = self.end_line(base + i as u64, last);
+                    let (f, structured, kind, template) =
+                        self.end_line(base + i as u64, last, journal.as_deref_mut());
                     halted |= f.level == Action::Halt;
                     halted |= keep(&mut found.templates, template);
                     if f.beats(&found.lines) {
@@ -175,7 +185,11 @@ impl TextState {
                     }
                     halted |= keep(&mut found.growth, self.growth_finding(line_start));
                     halted |= keep(&mut found.counter, self.counter_finding());
-                    stop |= on_event(self, Event::LineEnd { heading, kind });
+                    stop |= on_event(
+                        self,
+                        Event::LineEnd { heading, kind },
+                        journal.as_deref_mut(),
+                    );
                 } else if !self.head_settled() {
                     self.line_space(text[i - 1]);
                 }
@@ -192,10 +206,17 @@ impl TextState {
                         url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
+                        journal.as_deref_mut(),
                         &mut on_event,
                     );
                 }
-                stop |= self.emit_word(url, &text[i - 1..i], base + (i - 1) as u64, &mut on_event);
+                stop |= self.emit_word(
+                    url,
+                    &text[i - 1..i],
+                    base + (i - 1) as u64,
+                    journal.as_deref_mut(),
+                    &mut on_event,
+                );
                 word_from = i;
                 self.word_byte = true;
             } else if words && self.long_word {
@@ -213,6 +234,7 @@ impl TextState {
                         url,
                         &text[word_from..i - 1],
                         base + word_from as u64,
+                        journal.as_deref_mut(),
                         &mut on_event,
                     );
                     word_from = i - 1;
@@ -230,6 +252,7 @@ impl TextState {
                     url,
                     &text[word_from..i],
                     base + word_from as u64,
+                    journal.as_deref_mut(),
                     &mut on_event,
                 );
                 word_from = i;
@@ -250,7 +273,7 @@ impl TextState {
             }
             if i - 1 == brk {
                 if let Some(dfa) = breakers {
-                    stop |= on_event(self, Event::Breaker);
+                    stop |= on_event(self, Event::Breaker, journal.as_deref_mut());
                     (dfa_from, dfa_state) = (i, self.breaker_state);
                     brk = self.next_breaker(dfa, text, i);
                 }
@@ -381,9 +404,10 @@ impl TextState {
     pub fn flush_word(
         &mut self,
         url: &mut Url,
-        mut on_event: impl FnMut(&mut TextState, Event) -> bool,
+        journal: Option<&mut Journal>,
+        mut on_event: impl FnMut(&mut TextState, Event, Option<&mut Journal>) -> bool,
     ) -> bool {
-        self.word_len > 0 && self.emit_word(url, &[], 0, &mut on_event)
+        self.word_len > 0 && self.emit_word(url, &[], 0, journal, &mut on_event)
     }
 
     /// Ends the word made of the bytes held from earlier chunks and `tail`, which begins at
@@ -393,7 +417,8 @@ impl TextState {
         url_state: &mut Url,
         tail: &[u8],
         start: u64,
-        on_event: &mut impl FnMut(&mut TextState, Event) -> bool,
+        journal: Option<&mut Journal>,
+        on_event: &mut impl FnMut(&mut TextState, Event, Option<&mut Journal>) -> bool,
     ) -> bool {
         let held = self.word_len as usize;
         let (h, start, url) = if held == 0 {
@@ -408,7 +433,7 @@ impl TextState {
             (xxh3_64(&self.word[..len]), self.word_start, url)
         };
         self.word_len = 0;
-        on_event(self, Event::Word(h as u32, start, url))
+        on_event(self, Event::Word(h as u32, start, url), journal)
     }
 
     pub(super) fn clear_line(&mut self) {
@@ -421,7 +446,12 @@ impl TextState {
     /// Ends the line being read (the next begins at byte `next`; `last` is its last visible
     /// byte); returns the line engine's evidence, whether the line was code or a table row,
     /// and its kind.
-    fn end_line(&mut self, next: u64, last: u8) -> (Finding, bool, LineKind, Finding) {
+    fn end_line(
+        &mut self,
+        next: u64,
+        last: u8,
+        journal: Option<&mut Journal>,
+    ) -> (Finding, bool, LineKind, Finding) {
         let indent = self.structure.indent();
         let (kind, structured) = self
             .structure
@@ -466,6 +496,10 @@ impl TextState {
                 if f.beats(&template) {
                     template = f;
                 }
+            }
+            if let Some(j) = journal {
+                // The slot of `line_starts` is noted before the push, with the ring's.
+                self.lines.note_push(h as u32, j, Owner::Lines);
             }
             self.line_starts[n as usize % LINES] = self.line_start as u32;
             self.markup_lines = self.markup_lines << 1 | (kind == LineKind::Markup) as u16;
