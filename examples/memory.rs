@@ -16,4 +16,11 @@ fn main() {
         "inline struct: {} bytes",
         std::mem::size_of::<StreamGuard>()
     );
+    let mut g = StreamGuard::new(&StreamConfig::default());
+    let before = g.memory_usage();
+    g.checkpoint();
+    println!(
+        "a first checkpoint adds {} bytes",
+        g.memory_usage() - before
+    );
 }

@@ -49,6 +49,10 @@
 // Bytes of pieces and text after a checkpoint that a rollback can keep.
 #define LG_DRAFT_BYTES 4096
 
+// Pushes after a checkpoint among which a rollback costs only what the rolled-back pushes
+// wrote (past them, a copy of the guard and the kept pushes read again).
+#define LG_NOTED_PUSHES 16
+
 // Loops an agent guard's loop memory holds (see `lg_agent_memory_import`).
 #define LG_MAX_MEMORY 256
 
@@ -818,7 +822,7 @@ enum lg_status lg_pool_push(struct lg_pool *pool,
                             size_t n,
                             uint8_t *out_actions);
 
-// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 21 KiB).
+// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 90 KiB).
 enum lg_status lg_pool_checkpoint(struct lg_pool *pool, uint64_t slot);
 
 // `lg_stream_rollback` for one slot's guard: takes back its last `n` pushes since its
@@ -878,11 +882,12 @@ enum lg_status lg_stream_finish_text(struct lg_stream *stream, lg_action *out_ac
 // Forgets the sequence, as if new (a halt included). Never allocates.
 enum lg_status lg_stream_reset(struct lg_stream *stream);
 
-// Saves the guard's state for speculative decoding: pushes from now on can be taken back with
+// Marks the guard's state for speculative decoding: pushes from now on can be taken back with
 // `lg_stream_rollback` until `lg_stream_commit` (or a reset). A checkpoint already held is
-// replaced. The first checkpoint of a guard allocates a copy of it and a log for
-// `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES` bytes (about 21 KiB); later ones allocate
-// nothing and cost one copy of the guard's memory.
+// replaced. The first checkpoint of a guard allocates what drafting needs (about 90 KiB: a
+// copy of its scalars before each of the first `LG_NOTED_PUSHES` pushes, the journal of
+// their writes, a copy of the guard and a log of `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES`
+// bytes); later ones allocate and copy nothing.
 enum lg_status lg_stream_checkpoint(struct lg_stream *stream);
 
 // Takes back the last `n` pushes since the checkpoint (the drafts the verifier rejected):
@@ -891,7 +896,9 @@ enum lg_status lg_stream_checkpoint(struct lg_stream *stream);
 // callback fires. `LG_ERR_INVALID_ARGUMENT`, naming `n`, with no checkpoint, with more pushes
 // asked back than were made, or when the pushes that would stay are not all held (more than
 // `LG_MAX_DRAFTS` or `LG_DRAFT_BYTES` since the checkpoint); the guard is then unchanged.
-// One copy of the guard's memory plus a push per push kept; never allocates.
+// Among the first `LG_NOTED_PUSHES` pushes, costs what the rolled-back pushes wrote (never the
+// kept ones); past them, a copy of the guard and a push per kept push past them. Never
+// allocates.
 enum lg_status lg_stream_rollback(struct lg_stream *stream, size_t n, lg_action *out_action);
 
 // Ends the checkpoint and keeps every push since. O(1); nothing without a checkpoint.

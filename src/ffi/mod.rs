@@ -50,12 +50,19 @@ pub const LG_UNKNOWN: u64 = u64::MAX;
 pub const LG_MAX_DRAFTS: usize = 64;
 /// Bytes of pieces and text after a checkpoint that a rollback can keep.
 pub const LG_DRAFT_BYTES: usize = 4096;
+/// Pushes after a checkpoint among which a rollback costs only what the rolled-back pushes
+/// wrote (past them, a copy of the guard and the kept pushes read again).
+pub const LG_NOTED_PUSHES: usize = 16;
 /// Loops an agent guard's loop memory holds (see `lg_agent_memory_import`).
 pub const LG_MAX_MEMORY: usize = 256;
 /// Bytes of an exported loop memory at most: a buffer this large always fits one.
 pub const LG_MAX_MEMORY_BYTES: usize = 3344;
 // The C constants are the Rust API's, written out for cbindgen.
-const _: () = assert!(LG_MAX_DRAFTS == crate::MAX_DRAFTS && LG_DRAFT_BYTES == crate::DRAFT_BYTES);
+const _: () = assert!(
+    LG_MAX_DRAFTS == crate::MAX_DRAFTS
+        && LG_DRAFT_BYTES == crate::DRAFT_BYTES
+        && LG_NOTED_PUSHES == crate::NOTED_PUSHES
+);
 const _: () =
     assert!(LG_MAX_MEMORY == crate::MAX_MEMORY && LG_MAX_MEMORY_BYTES == crate::MAX_MEMORY_BYTES);
 

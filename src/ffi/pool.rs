@@ -218,7 +218,7 @@ pub unsafe extern "C" fn lg_pool_push(
     })
 }
 
-/// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 21 KiB).
+/// `lg_stream_checkpoint` for one slot's guard (its first checkpoint allocates about 90 KiB).
 #[no_mangle]
 pub unsafe extern "C" fn lg_pool_checkpoint(pool: *mut lg_pool, slot: u64) -> lg_status {
     boundary(|| {

@@ -197,11 +197,12 @@ pub unsafe extern "C" fn lg_stream_reset(stream: *mut lg_stream) -> lg_status {
     })
 }
 
-/// Saves the guard's state for speculative decoding: pushes from now on can be taken back with
+/// Marks the guard's state for speculative decoding: pushes from now on can be taken back with
 /// `lg_stream_rollback` until `lg_stream_commit` (or a reset). A checkpoint already held is
-/// replaced. The first checkpoint of a guard allocates a copy of it and a log for
-/// `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES` bytes (about 21 KiB); later ones allocate
-/// nothing and cost one copy of the guard's memory.
+/// replaced. The first checkpoint of a guard allocates what drafting needs (about 90 KiB: a
+/// copy of its scalars before each of the first `LG_NOTED_PUSHES` pushes, the journal of
+/// their writes, a copy of the guard and a log of `LG_MAX_DRAFTS` pushes and `LG_DRAFT_BYTES`
+/// bytes); later ones allocate and copy nothing.
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_checkpoint(stream: *mut lg_stream) -> lg_status {
     boundary(|| {
@@ -218,7 +219,9 @@ pub unsafe extern "C" fn lg_stream_checkpoint(stream: *mut lg_stream) -> lg_stat
 /// callback fires. `LG_ERR_INVALID_ARGUMENT`, naming `n`, with no checkpoint, with more pushes
 /// asked back than were made, or when the pushes that would stay are not all held (more than
 /// `LG_MAX_DRAFTS` or `LG_DRAFT_BYTES` since the checkpoint); the guard is then unchanged.
-/// One copy of the guard's memory plus a push per push kept; never allocates.
+/// Among the first `LG_NOTED_PUSHES` pushes, costs what the rolled-back pushes wrote (never the
+/// kept ones); past them, a copy of the guard and a push per kept push past them. Never
+/// allocates.
 #[no_mangle]
 pub unsafe extern "C" fn lg_stream_rollback(
     stream: *mut lg_stream,

@@ -491,8 +491,10 @@ class StreamGuard(_Handle):
         self._check(lib().lg_stream_reset(self._h))
 
     def checkpoint(self) -> None:
-        """Saves the state for speculative decoding: pushes from now on can be taken back with
-        ``rollback`` until ``commit``. The first checkpoint allocates a copy (about 21 KiB)."""
+        """Marks the state for speculative decoding: pushes from now on can be taken back with
+        ``rollback`` until ``commit``. The first checkpoint allocates what drafting needs
+        (about 90 KiB); a rollback among the first ``LG_NOTED_PUSHES`` pushes costs only what
+        the rolled-back pushes wrote."""
         self._check(lib().lg_stream_checkpoint(self._h))
 
     def rollback(self, n: int) -> Action:
