@@ -348,6 +348,42 @@ static void test_speculative(void) {
     CHECK(lg_stream_checkpoint(NULL) == LG_ERR_NULL);
     CHECK(lg_stream_rollback(NULL, 0, NULL) == LG_ERR_NULL);
     CHECK(lg_stream_commit(NULL) == LG_ERR_NULL);
+
+    /* Steps of 24 drafts, more than the LG_NOTED_PUSHES whose writes are undone one by one:
+     * rolled back into the noted ones or past them, the guard still reads as the plain one. */
+    CHECK(LG_NOTED_PUSHES == 16 && LG_NOTED_PUSHES < LG_MAX_DRAFTS);
+    OK(lg_stream_reset(s));
+    OK(lg_stream_reset(plain));
+    static const int KEEP[5] = {3, 20, 0, 16, 23};
+    accepted = 0;
+    for (int step = 0; step < 20; step++) {
+        int keep = KEEP[step % 5];
+        OK(lg_stream_checkpoint(s));
+        for (int j = 0; j < 24; j++) {
+            int i = accepted + j;
+            const char *piece = j < keep ? SENTENCE[i % SENTENCE_LEN] : " wrong";
+            uint32_t id = j < keep ? 1000u + (uint32_t)(i % SENTENCE_LEN) : 7u + (uint32_t)j;
+            OK(lg_stream_push_token(s, id, (const uint8_t *)piece, strlen(piece), &a));
+        }
+        OK(lg_stream_rollback(s, (size_t)(24 - keep), &a));
+        OK(lg_stream_commit(s));
+        for (int j = 0; j < keep; j++, accepted++) {
+            const char *piece = SENTENCE[accepted % SENTENCE_LEN];
+            OK(lg_stream_push_token(plain, 1000u + (uint32_t)(accepted % SENTENCE_LEN),
+                                    (const uint8_t *)piece, strlen(piece), NULL));
+        }
+        lg_verdict v1, v2;
+        v1.struct_size = v2.struct_size = sizeof v1;
+        OK(lg_stream_verdict(s, &v1));
+        OK(lg_stream_verdict(plain, &v2));
+        CHECK(v1.action == v2.action && v1.at == v2.at && v1.period == v2.period);
+        CHECK(a == v2.action);
+        lg_stats t1, t2;
+        t1.struct_size = t2.struct_size = sizeof t1;
+        OK(lg_stream_stats(s, &t1));
+        OK(lg_stream_stats(plain, &t2));
+        CHECK(t1.symbols == t2.symbols && t1.bytes == t2.bytes);
+    }
     lg_stream_free(plain);
     lg_stream_free(s);
 

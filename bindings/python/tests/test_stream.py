@@ -245,6 +245,32 @@ def test_speculative_drafts_roll_back_to_the_accepted_tokens():
     assert halts == 22
 
 
+def test_long_drafts_roll_back_past_the_noted_pushes():
+    """Steps of 24 drafts, more than the ``LG_NOTED_PUSHES`` whose writes a rollback undoes
+    one by one: rolling back into the noted ones and past them both leave the guard as one fed
+    only the accepted tokens."""
+    assert lg._ffi.LG_NOTED_PUSHES == 16
+    rec = next(r for r in sample() if len(r["token_ids"]) > 400)
+    truth = list(zip(rec["token_ids"], rec["pieces"]))
+    g, plain = lg.StreamGuard(), lg.StreamGuard()
+    at, step = 0, 0
+    while at + 24 <= len(truth) and g.verdict.action != Action.HALT:
+        keep = [3, 20, 0, 16, 23][step % 5]
+        step += 1
+        g.checkpoint()
+        for tok, piece in truth[at : at + keep] + [(7, " wrong")] * (24 - keep):
+            g.push(tok, piece)
+        action = g.rollback(24 - keep)
+        g.commit()
+        for tok, piece in truth[at : at + keep]:
+            plain.push(tok, piece)
+        at += keep
+        assert action == plain.verdict.action
+        assert g.describe("full") == plain.describe("full")
+        assert g.stats == plain.stats
+    assert step > 10
+
+
 def test_rollback_errors_name_n():
     g = lg.StreamGuard()
     with pytest.raises(lg.LoopguardError, match="n: no checkpoint"):
