@@ -73,16 +73,30 @@ fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> boo
     true
 }
 
-/// A line a harness adds to every output: in brackets, naming the exit code, the working
-/// directory or the interpreter.
+/// A line a harness adds to every output, in its own voice rather than the command's: in
+/// brackets, naming the exit code, the working directory or the interpreter (OpenHands); a
+/// label of the command having run or of what follows (`Command executed.`, `Command
+/// completed.`, `Output:`: Cline, Cursor); or a note on the shell the next call will reuse
+/// ("On the next invocation of this tool, …": Cursor).
 fn harness_line(line: &[u8]) -> bool {
     let t = trim_ascii(line);
-    if t.len() < 2 || t[0] != b'[' || t[t.len() - 1] != b']' {
-        return false;
+    if t.len() >= 2 && t[0] == b'[' && t[t.len() - 1] == b']' {
+        return [&b"exit code"[..], b"working directory", b"interpreter"]
+            .iter()
+            .any(|k| positions_ignoring_case(t, k).next().is_some());
     }
-    [&b"exit code"[..], b"working directory", b"interpreter"]
-        .iter()
-        .any(|k| positions_ignoring_case(t, k).next().is_some())
+    let label = t.strip_suffix(b".").or(t.strip_suffix(b":")).unwrap_or(t);
+    [
+        &b"command executed"[..],
+        b"command completed",
+        b"command output",
+        b"output",
+    ]
+    .iter()
+    .any(|k| label.eq_ignore_ascii_case(k))
+        || positions_ignoring_case(t, b"next invocation of this tool")
+            .next()
+            .is_some()
 }
 
 /// Where `needle` (lower case) stands in `hay`, ASCII case ignored.
@@ -371,6 +385,14 @@ mod tests {
             "0",
             "\n[The command completed with exit code 0.]\n[Current working directory: /workspace]\n\
              [Python interpreter: /usr/bin/python]",
+            // Cline, with nothing captured and with an empty output.
+            "Command executed.",
+            "Command executed.\nOutput:\n",
+            // Cursor's wrapping of an empty output.
+            "Command output:\n\n```\n\n```\n\nCommand completed.\n\nThe previous shell command \
+             ended, so on the next invocation of this tool, you will be reusing the shell.\n\nOn \
+             the next invocation of this tool, the current working directory of the shell will be \
+             /home/dev/shop.",
         ] {
             assert!(says_nothing(quiet.as_bytes()), "{quiet:?}");
         }
@@ -381,6 +403,9 @@ mod tests {
             "[File: a.py (1 lines total)]",
             "['alice', 'bob']",
             "done\n[The command completed with exit code 0.]",
+            "Command executed.\nOutput:\n 9 passed (9)",
+            "Command executed successfully: 3 rows",
+            "Output: 42 files",
         ] {
             assert!(!says_nothing(said.as_bytes()), "{said:?}");
         }
@@ -389,6 +414,7 @@ mod tests {
             "",
             "<returncode>1</returncode>\n<output>\n</output>",
             " \n ",
+            "Command executed.",
         ] {
             assert!(prints_nothing(nothing.as_bytes()), "{nothing:?}");
         }
