@@ -1791,3 +1791,82 @@ fn waiting_on_a_running_job_is_not_a_loop() {
         .collect();
     assert_ne!(got[3], Action::Continue, "{got:?}");
 }
+
+/// A check of the project that passes after each edit confirms the edit: `cargo check`
+/// answering `Finished` after edits to five files is the work going on, and so are packages
+/// installed one after another. A script of the agent's own answering alike after each edit
+/// says the edits change nothing, and still warns; so does the passing check sent again with
+/// no edit between.
+#[test]
+fn a_check_that_passes_after_each_edit_is_not_the_same_result() {
+    let finished = "    Checking app v0.1.0 (/workspace/app)\n    Finished `dev` profile \
+                    [unoptimized + debuginfo] target(s) in 0.61s";
+    let edit = |g: &mut AgentGuard, k: usize| {
+        let args = format!(r#"{{"file_path":"src/m{k}.rs","old_string":"a","new_string":"b"}}"#);
+        step(
+            g,
+            "Edit",
+            &args,
+            &format!("The file src/m{k}.rs has been updated."),
+            None,
+        )
+    };
+    let mut g = guard();
+    for k in 0..5 {
+        assert_eq!(edit(&mut g, k), [Action::Continue; 2]);
+        let got = step(
+            &mut g,
+            "Bash",
+            r#"{"command":"cargo check"}"#,
+            finished,
+            None,
+        );
+        assert_eq!(got, [Action::Continue; 2], "{k}: {:?}", g.verdict());
+    }
+    // Packages one after another.
+    for (k, p) in ["zod", "date-fns", "clsx", "nanoid"].iter().enumerate() {
+        let args = format!(r#"{{"command":"npm install {p}"}}"#);
+        let out = format!(
+            "added 1 package, and audited {} packages in 2s\n\nfound 0 vulnerabilities",
+            300 + k
+        );
+        assert_eq!(
+            step(&mut g, "Bash", &args, &out, None),
+            [Action::Continue; 2],
+            "{p}"
+        );
+    }
+    assert_eq!(g.verdict().action, Action::Continue);
+
+    // The agent's own script, answering alike after each edit: the edits change nothing.
+    let mut g = guard();
+    let same = "Deserialized: Thing{name=null}\nScript completed successfully, no errors.";
+    let mut last = Action::Continue;
+    for k in 0..3 {
+        edit(&mut g, k);
+        last = step(
+            &mut g,
+            "Bash",
+            r#"{"command":"python reproduce.py"}"#,
+            same,
+            None,
+        )[1];
+    }
+    assert_eq!(last, Action::Warn);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameResult);
+
+    // The passing check again and again, nothing edited: identical calls.
+    let mut g = guard();
+    let got: Vec<Action> = (0..3)
+        .map(|_| {
+            step(
+                &mut g,
+                "Bash",
+                r#"{"command":"cargo check"}"#,
+                finished,
+                None,
+            )[0]
+        })
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
+}

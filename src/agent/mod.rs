@@ -146,6 +146,8 @@ struct CallRec {
     search: bool,
     /// It installs packages (see `ShellEffect::installs`).
     install: bool,
+    /// It checks the project (see `ShellEffect::checks`).
+    check: bool,
     /// It is a search that printed nothing: its result is "nothing found", the same for every
     /// search of its program, whatever markup or exit status came with it.
     nothing_found: bool,
@@ -551,6 +553,7 @@ impl AgentGuard {
             shell: shell_tool,
             search: effect.searches,
             install: effect.installs,
+            check: effect.checks,
             nothing_found: false,
             denies: false,
             running: false,

@@ -15,6 +15,7 @@
 //! nothing of operators, redirections or here-documents, which are what tell a write from a
 //! read; the full shell parsers are far larger than this need.
 
+mod checks;
 mod lexer;
 
 use xxhash_rust::xxh3::xxh3_64;
@@ -39,6 +40,9 @@ pub(crate) struct ShellEffect {
     /// That program installs packages (`apt-get install`, `pip install`, `npm i`, `python -m
     /// pip install`): when it fails, the environment is what stands in the way.
     pub installs: bool,
+    /// That program checks the project (`cargo check`, `npm test`, `pytest`, `tsc`, `make`):
+    /// answered alike after an edit, it confirms the edit (see `checks`).
+    pub checks: bool,
     /// The line only waits (`sleep 30`, `sleep 30 && echo done`, `wait`): it does no work of
     /// its own.
     pub waits: bool,
@@ -186,6 +190,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         if out.program == 0 || (!program_set && !plumbing) {
             out.program = xxh3_64(name.as_bytes());
             out.searches = is_search(name, &words[1..]);
+            out.checks = checks::is_check(name, &words[1..]);
             program_set = !plumbing;
         }
         if !plumbing {
