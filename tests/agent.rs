@@ -1870,3 +1870,45 @@ fn a_check_that_passes_after_each_edit_is_not_the_same_result() {
         .collect();
     assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
 }
+
+/// An editor tool runs several commands, each with answers of its own: every `str_replace` of
+/// Anthropic's text editor that applies answers "Successfully replaced text at exactly one
+/// location.", while its `view`s answer with the file. Three edits after a view are three
+/// acknowledged writes, not the same result for arguments that do not matter; the same edit
+/// sent three times is still an identical call.
+#[test]
+fn an_editors_commands_are_tools_of_their_own() {
+    let tool = "str_replace_based_edit_tool";
+    let done = "Successfully replaced text at exactly one location.";
+    let mut g = guard();
+    let view = r#"{"command":"view","path":"/repo/app.py"}"#;
+    step(
+        &mut g,
+        tool,
+        view,
+        "1: import flask\n2: app = flask.Flask(__name__)",
+        None,
+    );
+    for (old, new) in [
+        ("import flask", "import logging"),
+        ("app =", "log ="),
+        ("'hi'", "'ok'"),
+    ] {
+        let args = format!(
+            r#"{{"command":"str_replace","path":"/repo/app.py","old_str":"{old}","new_str":"{new}"}}"#
+        );
+        assert_eq!(
+            step(&mut g, tool, &args, done, None),
+            [Action::Continue; 2],
+            "{old}"
+        );
+    }
+    assert_eq!(g.verdict().action, Action::Continue);
+
+    let mut g = guard();
+    let args = r#"{"command":"str_replace","path":"/repo/app.py","old_str":"a","new_str":"b"}"#;
+    let got: Vec<Action> = (0..3)
+        .map(|_| step(&mut g, tool, args, done, None)[0])
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
+}

@@ -18,6 +18,19 @@ const EDITORS: &[&str] = &[
 /// without a `command` string, or a command it does not know (the tool's policy and the
 /// progress patterns decide then).
 pub(crate) fn writes(tool: &str, args: &[u8]) -> Option<bool> {
+    match command(tool, args)?.as_str() {
+        "view" => Some(false),
+        "create" | "str_replace" | "insert" | "undo_edit" | "write" => Some(true),
+        _ => None,
+    }
+}
+
+/// The `command` an editor tool's call runs (`view`, `str_replace`, …); `None` for any other
+/// tool or arguments without a `command` string. The commands are different operations with
+/// different answers (every `str_replace` that applies answers "Successfully replaced text at
+/// exactly one location."), so to the per-tool rules each is a tool of its own, as a shell's
+/// programs are.
+pub(crate) fn command(tool: &str, args: &[u8]) -> Option<String> {
     if !EDITORS.iter().any(|e| e.eq_ignore_ascii_case(tool)) {
         return None;
     }
@@ -25,12 +38,7 @@ pub(crate) fn writes(tool: &str, args: &[u8]) -> Option<bool> {
     struct Args {
         command: Option<String>,
     }
-    let command = serde_json::from_slice::<Args>(args).ok()?.command?;
-    match command.as_str() {
-        "view" => Some(false),
-        "create" | "str_replace" | "insert" | "undo_edit" | "write" => Some(true),
-        _ => None,
-    }
+    serde_json::from_slice::<Args>(args).ok()?.command
 }
 
 #[cfg(test)]
@@ -53,5 +61,16 @@ mod tests {
         assert_eq!(writes("str_replace_editor", br#"{"command":"grep"}"#), None);
         assert_eq!(writes("str_replace_editor", br#"{"command":7}"#), None);
         assert_eq!(writes("str_replace_editor", b"not json"), None);
+    }
+
+    #[test]
+    fn an_editors_command_is_read_from_its_arguments() {
+        let edit = br#"{"command":"str_replace","path":"a.py"}"#;
+        assert_eq!(
+            command("str_replace_based_edit_tool", edit).as_deref(),
+            Some("str_replace")
+        );
+        assert_eq!(command("edit_file", edit), None);
+        assert_eq!(command("text_editor", br#"{"path":"a.py"}"#), None);
     }
 }

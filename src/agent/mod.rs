@@ -485,9 +485,13 @@ impl AgentGuard {
         if !progress && self.version > 0 {
             key = xxh3_64_with_seed(&self.version.to_le_bytes(), key);
         }
-        // One shell tool runs many programs: to the per-tool rules each is a tool of its own.
+        // One shell tool runs many programs, and one editor tool many commands: to the
+        // per-tool rules each is a tool of its own.
         let tool_hash = if effect.program != 0 {
             xxh3_64_with_seed(&effect.program.to_le_bytes(), tool_hash)
+        } else if let Some(command) = editor::command(tool, args).filter(|_| s.results_are_progress)
+        {
+            xxh3_64_with_seed(command.as_bytes(), tool_hash)
         } else {
             tool_hash
         };
