@@ -1793,8 +1793,8 @@ fn waiting_on_a_running_job_is_not_a_loop() {
 }
 
 /// A check of the project that passes after each edit confirms the edit: `cargo check`
-/// answering `Finished` after edits to five files is the work going on, and so are packages
-/// installed one after another. A script of the agent's own answering alike after each edit
+/// answering `Finished` after edits to five files is the work going on, as are test files run
+/// one by one, each passing, and packages installed one after another. A script of the agent's own answering alike after each edit
 /// says the edits change nothing, and still warns; so does the passing check sent again with
 /// no edit between.
 #[test]
@@ -1822,6 +1822,12 @@ fn a_check_that_passes_after_each_edit_is_not_the_same_result() {
             None,
         );
         assert_eq!(got, [Action::Continue; 2], "{k}: {:?}", g.verdict());
+    }
+    // Test files one by one, each passing alike.
+    for file in ["cart", "orders", "users", "auth"] {
+        let args = format!(r#"{{"command":"pytest -q tests/test_{file}.py"}}"#);
+        let got = step(&mut g, "Bash", &args, "..\n2 passed in 0.01s", None);
+        assert_eq!(got, [Action::Continue; 2], "{file}");
     }
     // Packages one after another.
     for (k, p) in ["zod", "date-fns", "clsx", "nanoid"].iter().enumerate() {

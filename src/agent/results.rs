@@ -238,32 +238,28 @@ impl AgentGuard {
     }
 
     /// The same result for different arguments: they do not matter, the agent learns nothing
-    /// by varying them. Not an acknowledgment (below), and not packages installed one after
+    /// by varying them. Not an acknowledgment (below); not packages installed one after
     /// another (`npm install zod`, then `date-fns`: a package manager's summary reads alike
-    /// whatever it installed). Other writes are judged: an editor answering different edits
-    /// alike, where the harness flags no failure, is refusing them.
+    /// whatever it installed); not a check of the project that passed (`cargo check`
+    /// answering `Finished` after each edit, `pytest` answering `2 passed` for each test file):
+    /// passing checks answer alike by design, and each says its edit or its target is right.
+    /// A script of the agent's own answering alike after each edit says the edits change
+    /// nothing, and other writes are judged: an editor answering different edits alike, where
+    /// the harness flags no failure, is refusing them.
     pub(super) fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let c = &self.calls[me];
         if s.same_result.is_off()
             || c.outcome.is_none()
             || (c.result_len < s.same_result_min_len as usize && !c.nothing_found)
-            || (c.wrote && c.install && s.results_are_progress)
+            || (s.results_are_progress && (c.check || (c.wrote && c.install)))
         {
             return;
         }
-        // The same call made again after an edit counts as other arguments (the edit may have
-        // changed its answer), but not a check of the project that passed: `cargo check`
-        // answering `Finished` after each edit confirms each edit. A script of the agent's own
-        // answering alike after each edit says the edits change nothing.
-        let confirms = c.check && s.results_are_progress;
         let lo = (me + 1).saturating_sub(s.near_window as usize);
         let mut calls: Vec<usize> = (lo..me)
             .filter(|&i| {
                 let o = &self.calls[i];
-                o.tool == c.tool
-                    && o.outcome == c.outcome
-                    && o.key != c.key
-                    && !(confirms && o.memo == c.memo)
+                o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
             })
             .collect();
         // A tool that has answered every call held alike and briefly, from its first, each
