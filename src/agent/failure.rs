@@ -110,11 +110,11 @@ fn positions_ignoring_case<'a>(
         .map(|(i, _)| i)
 }
 
-/// The output reports a job still running: a status that says so (Claude Code's
-/// `<status>running</status>`, `"status": "pending"`, `Status: in progress`), `still
-/// running` or `no new output` (OpenHands: "The command has no new output after 30 seconds"),
-/// among its first 512 bytes. Its caller is waiting on the world, not repeating
-/// itself.
+/// The output reports a job still running: a status, state, phase or health that says so
+/// (Claude Code's `<status>running</status>`, `"status": "pending"`, `Status: in progress`,
+/// Docker's `(health: starting)`, Kubernetes' `"phase": "Pending"`), `still running` or `no
+/// new output` (OpenHands: "The command has no new output after 30 seconds"), among its first
+/// 512 bytes. Its caller is waiting on the world, not repeating itself.
 pub(crate) fn reports_running(output: &[u8]) -> bool {
     const STATES: &[&[u8]] = &[
         b"running",
@@ -135,15 +135,18 @@ pub(crate) fn reports_running(output: &[u8]) -> bool {
     {
         return true;
     }
-    memchr::memmem::find_iter(low, b"status").any(|i| {
-        let rest = &low[i + 6..];
-        // The status's name, then up to four bytes of markup or punctuation (`>`, `": "`).
-        let skip = rest
-            .iter()
-            .take(4)
-            .take_while(|b| b"\"':=> \t".contains(b))
-            .count();
-        STATES.iter().any(|s| rest[skip..].starts_with(s))
+    let keys: [&[u8]; 4] = [b"status", b"state", b"phase", b"health"];
+    keys.iter().any(|key| {
+        memchr::memmem::find_iter(low, key).any(|i| {
+            let rest = &low[i + key.len()..];
+            // The key, then up to four bytes of markup or punctuation (`>`, `": "`).
+            let skip = rest
+                .iter()
+                .take(4)
+                .take_while(|b| b"\"':=> \t".contains(b))
+                .count();
+            STATES.iter().any(|s| rest[skip..].starts_with(s))
+        })
     })
 }
 
@@ -373,6 +376,31 @@ mod tests {
         assert!(says_only_status(b"Command failed with exit code 1"));
         assert!(!says_only_status(b"No such file or directory"));
         assert!(!says_only_status(b"7"));
+    }
+
+    #[test]
+    fn a_job_still_going_is_read_from_its_status() {
+        for going in [
+            "<status>running</status>",
+            r#"{"status": "pending"}"#,
+            "Status: in progress",
+            "app-db-1  postgres:16  Up 11 seconds (health: starting)  5432/tcp",
+            r#"{"phase": "Pending"}"#,
+            "State: queued",
+            "The command has no new output after 30 seconds.",
+        ] {
+            assert!(reports_running(going.as_bytes()), "{going:?}");
+        }
+        for done in [
+            "<status>completed</status>",
+            "app-db-1  postgres:16  Up 40 seconds (healthy)  5432/tcp",
+            r#"{"phase": "Succeeded"}"#,
+            "state: done",
+            "the health of the code base",
+            "5 passed",
+        ] {
+            assert!(!reports_running(done.as_bytes()), "{done:?}");
+        }
     }
 
     #[test]
