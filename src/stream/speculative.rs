@@ -34,14 +34,17 @@ pub const NOTED_PUSHES: usize = 16;
 /// Writes the journal holds: a drafted token of a few bytes overwrites about a dozen slots.
 const JOURNAL_WRITES: usize = 4096;
 
-/// Room in the journal a push of `len` bytes may need at most: each byte may end a symbol
-/// (its ring slot, start, n-gram slot, 4-gram slot and two dense-history slots), a line (the
-/// same in the line engine, and its start) and a breaker (clearing up to `MAX_NGRAM` ring slots
-/// of each engine), and the push's own token is a symbol.
+/// Room in the journal a push of `len` bytes may need at most. A symbol notes six slots (its
+/// ring slot, its start, its n-gram's and its 4-gram's index slots, two of the dense history);
+/// each byte may end a word (a stream symbol) and a line (a symbol of the line engine and the
+/// line's start), and complete a breaker and an end-of-reasoning marker (each clearing up to
+/// `MAX_NGRAM` ring slots of both engines); and the push's own token, or a word held from the
+/// last push, is a symbol more.
 fn room_for(len: usize) -> usize {
-    let per_symbol = 6;
-    let per_byte = 1 + 2 * per_symbol + 1 + 2 * crate::config::MAX_NGRAM as usize;
-    per_byte * (len + 2)
+    let symbol = 6;
+    let forget = 2 * crate::config::MAX_NGRAM as usize;
+    let byte = 1 + symbol + (symbol + 1) + 2 * forget;
+    byte * (len + 2)
 }
 
 /// Why a rollback did nothing. The guard is left as it was.
@@ -323,9 +326,9 @@ impl StreamGuard {
             if d.noted < NOTED_PUSHES && d.journal.room() >= room_for(len) {
                 d.before[d.noted].copy_scalars_from(self);
                 d.marks[d.noted] = d.journal.len();
-                // A token's symbol is its id, but on a stream of text (where the piece is
-                // text): then, and for text, each byte may end a word, and one may be held
-                // from the last push.
+                // A token pushes one symbol, its id, unless the stream is text (its piece is
+                // then read as text): text may end a word at each byte, and a word held from
+                // the last push may end too.
                 let symbols = match push {
                     Push::Token(_) if self.mode != super::Mode::Text => 1,
                     _ => len as u64 + 2,
