@@ -1794,7 +1794,8 @@ fn waiting_on_a_running_job_is_not_a_loop() {
 
 /// A check of the project that passes after each edit confirms the edit: `cargo check`
 /// answering `Finished` after edits to five files is the work going on, as are test files run
-/// one by one, each passing, and packages installed one after another. A script of the agent's own answering alike after each edit
+/// one by one, each passing, packages installed one after another and edits of one file
+/// answered alike. A script of the agent's own answering alike after each edit
 /// says the edits change nothing, and still warns; so does the passing check sent again with
 /// no edit between.
 #[test]
@@ -1842,7 +1843,44 @@ fn a_check_that_passes_after_each_edit_is_not_the_same_result() {
             "{p}"
         );
     }
+    // Gemini CLI's `replace` names the file it changed: edits to one file answer alike, and
+    // each that applied is the work going on.
+    // (One edit of another file first: the tool does not answer every call alike.)
+    let test = r#"{"file_path":"/repo/test/SlugTest.java","old_string":"x","new_string":"y"}"#;
+    let other = "Successfully modified file: /repo/test/SlugTest.java (1 replacements).";
+    assert_eq!(
+        step(&mut g, "replace", test, other, None),
+        [Action::Continue; 2]
+    );
+    let done = "Successfully modified file: /repo/src/Slug.java (1 replacements).";
+    for k in 0..3 {
+        let args = format!(
+            r#"{{"file_path":"/repo/src/Slug.java","old_string":"a{k}","new_string":"b{k}"}}"#
+        );
+        assert_eq!(
+            step(&mut g, "replace", &args, done, None),
+            [Action::Continue; 2],
+            "{k}"
+        );
+    }
     assert_eq!(g.verdict().action, Action::Continue);
+
+    // An editor answering different edits with its usage line, the harness flagging nothing
+    // (SWE-agent): the edits did nothing.
+    let mut g = guard();
+    let got: Vec<Action> = (4..7)
+        .map(|k| {
+            let args = format!(r#"{{"command":"edit reproduce.py {k}:6\ntry:"}}"#);
+            step(
+                &mut g,
+                "bash",
+                &args,
+                "Usage: edit <start_line>:<end_line>",
+                None,
+            )[1]
+        })
+        .collect();
+    assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
 
     // The agent's own script, answering alike after each edit: the edits change nothing.
     let mut g = guard();

@@ -276,6 +276,33 @@ fn agent_traces_match_the_guard_and_their_labels() {
     assert_eq!(calm_warned, 0, "runs labelled not stuck are left alone");
 }
 
+/// Sessions of other agents written blind to the guard's rules (Claude Code, Codex, Goose,
+/// Copilot, OpenHands, SWE-agent, Cline, Roo Code, Cursor, Gemini CLI; how they were made is
+/// in `scripts/data/README.md`): no healthy one is warned, and every loop is, from where it began.
+/// (How late each loop is warned is a measurement, in the README, not a test.)
+#[test]
+fn held_out_agent_sessions_warn_on_loops_only() {
+    let path = data("coding-agent-heldout.jsonl");
+    let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
+    let input = records("coding-agent-heldout.jsonl");
+    assert_eq!(lines.len(), input.len());
+    for (line, rec) in lines.iter().zip(&input) {
+        let label = &rec["label"];
+        if label["stuck"].as_bool().unwrap() {
+            let start = label["loop_start"].as_u64().unwrap();
+            let warned = line["first_warn_at"].as_u64();
+            assert!(warned.is_some_and(|w| w >= start), "{}: {line}", rec["id"]);
+        } else {
+            assert_eq!(
+                line["first_warn_at"],
+                serde_json::Value::Null,
+                "{}: {line}",
+                rec["id"]
+            );
+        }
+    }
+}
+
 /// Coding-agent traces (a bash tool, heredoc edits, empty successes, rejected replies; and
 /// sessions shaped as Claude Code's and OpenHands' tools send them, a todo list and a think
 /// tool answered alike between the actions; written for the tests, not recorded): the guard

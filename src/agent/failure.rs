@@ -173,6 +173,9 @@ pub(crate) fn denies(output: &[u8]) -> bool {
         b"denied",
         b"invalid",
         b"unknown",
+        // A program's usage line, answered to a call that was not a request for help: the
+        // call was malformed and did nothing (SWE-agent's `Usage: edit <start_line>:<end_line>`).
+        b"usage",
         b"0",
     ];
     let head = &output[..output.len().min(256)];
@@ -224,7 +227,9 @@ pub(crate) fn says_only_status(error: &[u8]) -> bool {
 /// a traceback's exception, the shell's own diagnostics, a timeout), or its first line or one
 /// of its last three states a non-zero exit status, as harnesses print it
 /// (`<returncode>1</returncode>`, `[The command completed with exit code 1.]`,
-/// `"exit_code": 2`). A status alone is reported as [`EXIT_STATUS`], which
+/// `"exit_code": 2`), or, with no status printed, one of its last three lines is a test
+/// runner's or build tool's verdict of failure (`5 failed, 2 passed`, `BUILD FAILURE`: see
+/// `tests_failed`). A status alone is reported as [`EXIT_STATUS`], which
 /// [`failure_fingerprint`](super::text::failure_fingerprint) tells apart by the output's ends.
 pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
     let t = trim_ascii(output);
@@ -270,10 +275,70 @@ pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
     }
     let mut tail = t.rsplit(|&b| b == b'\n');
     let last3 = [tail.next(), tail.next(), tail.next()];
-    std::iter::once(first)
+    if std::iter::once(first)
         .chain(last3.into_iter().flatten())
         .any(states_failed_exit)
-        .then_some(EXIT_STATUS)
+    {
+        return Some(EXIT_STATUS);
+    }
+    // With no status printed (SWE-agent prints none), a test runner's own verdict.
+    last3
+        .into_iter()
+        .flatten()
+        .map(trim_ascii)
+        .find(|l| tests_failed(l))
+}
+
+/// The line is a test runner's or build tool's verdict of failure, as it ends its output: a
+/// count of failures other than 0 (`5 failed, 2 passed in 0.05s`, `Tests: 2 failed, 9 total`,
+/// `FAILED (failures=1)`, `1 error`), or a failing verdict (`test result: FAILED.`, `FAIL
+/// example.com/pkg`, `--- FAIL: TestX`, `BUILD FAILURE`, `BUILD FAILED`). `0 failed` is a
+/// pass.
+fn tests_failed(line: &[u8]) -> bool {
+    const VERDICTS: &[&[u8]] = &[
+        b"FAILED",
+        b"FAIL\t",
+        b"FAIL ",
+        b"--- FAIL",
+        b"BUILD FAILURE",
+        b"BUILD FAILED",
+        b"test result: FAILED",
+    ];
+    // Past a log level in brackets (Maven's `[INFO] BUILD FAILURE`).
+    let bare = match line
+        .strip_prefix(b"[")
+        .and_then(|l| l.iter().position(|&b| b == b']'))
+    {
+        Some(end) => trim_ascii(&line[end + 2..]),
+        None => line,
+    };
+    if VERDICTS.iter().any(|v| bare.starts_with(v)) {
+        return true;
+    }
+    // A number, then (past a space or `=`) a word of failure; or the word, `=`, the number.
+    let words: Vec<&[u8]> = line
+        .split(|b| !(b.is_ascii_alphanumeric() || *b == b'='))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let failure = |w: &[u8]| {
+        [
+            &b"failed"[..],
+            b"failures",
+            b"failure",
+            b"errors",
+            b"error",
+            b"failing",
+        ]
+        .iter()
+        .any(|f| w.eq_ignore_ascii_case(f))
+    };
+    let nonzero = |w: &[u8]| w.iter().all(u8::is_ascii_digit) && w.iter().any(|&d| d != b'0');
+    words.windows(2).any(|p| nonzero(p[0]) && failure(p[1]))
+        || words.iter().any(|w| {
+            w.split(|&b| b == b'=').collect::<Vec<_>>()[..]
+                .windows(2)
+                .any(|p| failure(p[0]) && nonzero(p[1]))
+        })
 }
 
 /// The error a failure carries when its output states only a non-zero exit status.
@@ -327,6 +392,37 @@ mod tests {
                 .is_some()
         );
         assert!(reported_failure(b"1 passed in 0.2s").is_none());
+        // Test runners' and build tools' verdicts, as they end their output.
+        for failed in [
+            &b"..F.\nFAILED tests/test_a.py::test_x - assert 3 == 2\n5 failed, 2 passed in 0.05s"[..],
+            b"Tests:       2 failed, 10 passed, 12 total",
+            b"Ran 3 tests in 0.001s\n\nFAILED (failures=1)",
+            b"test result: FAILED. 2 passed; 1 failed; 0 ignored",
+            b"--- FAIL: TestParse (0.00s)\nFAIL\nFAIL\texample.com/app\t0.012s",
+            b"[INFO] BUILD FAILURE\n[INFO] Total time: 2.1 s",
+            b"3 errors",
+        ] {
+            assert!(
+                reported_failure(failed).is_some(),
+                "{}",
+                String::from_utf8_lossy(failed)
+            );
+        }
+        for passed in [
+            &b"test result: ok. 3 passed; 0 failed; 0 ignored"[..],
+            b"Tests:       12 passed, 12 total",
+            b"ok  \texample.com/app\t0.012s",
+            b"[INFO] BUILD SUCCESS",
+            b"7 passed in 0.03s",
+            b"Found 0 errors. Watching for file changes.",
+            b"the failed login is handled",
+        ] {
+            assert!(
+                reported_failure(passed).is_none(),
+                "{}",
+                String::from_utf8_lossy(passed)
+            );
+        }
         assert!(reported_failure(b"the error: is in the docs").is_none());
         for named in [
             &b"/bin/bash: line 2: unexpected EOF while looking for matching `''"[..],
@@ -376,6 +472,26 @@ mod tests {
         assert!(says_only_status(b"Command failed with exit code 1"));
         assert!(!says_only_status(b"No such file or directory"));
         assert!(!says_only_status(b"7"));
+    }
+
+    #[test]
+    fn an_answer_that_says_no_denies() {
+        for no in [
+            "No files found",
+            "grep: x: No such file or directory",
+            "0 matches",
+            "Usage: edit <start_line>:<end_line>",
+            "Your proposed edit has introduced new syntax error(s).",
+        ] {
+            assert!(denies(no.as_bytes()), "{no:?}");
+        }
+        for yes in [
+            "Successfully modified file: /repo/src/Slug.java (1 replacements).",
+            "Todos have been modified successfully.",
+            "File created successfully at: /repo/a.py",
+        ] {
+            assert!(!denies(yes.as_bytes()), "{yes:?}");
+        }
     }
 
     #[test]

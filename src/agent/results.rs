@@ -238,20 +238,23 @@ impl AgentGuard {
     }
 
     /// The same result for different arguments: they do not matter, the agent learns nothing
-    /// by varying them. Not an acknowledgment (below); not packages installed one after
+    /// by varying them. Not an acknowledgment (below); not a write that succeeded, repeats no
+    /// earlier write and whose answer does not say no (Gemini CLI's `replace` answering
+    /// "Successfully modified file: F" to each edit of F), nor packages installed one after
     /// another (`npm install zod`, then `date-fns`: a package manager's summary reads alike
-    /// whatever it installed); not a check of the project that passed (`cargo check`
-    /// answering `Finished` after each edit, `pytest` answering `2 passed` for each test file):
-    /// passing checks answer alike by design, and each says its edit or its target is right.
-    /// A script of the agent's own answering alike after each edit says the edits change
-    /// nothing, and other writes are judged: an editor answering different edits alike, where
-    /// the harness flags no failure, is refusing them.
+    /// whatever it installed, `found 0 vulnerabilities` included); not a check of the project
+    /// that passed (`cargo check` answering `Finished` after each edit, `pytest` answering `2
+    /// passed` for each test file): passing checks answer alike by design, and each says its
+    /// edit or its target is right. A script of the agent's own answering alike after each edit
+    /// says the edits change nothing, and an editor answering different edits with the same
+    /// refusal (`Usage: edit …`, a linter's error), where the harness flags no failure, did
+    /// nothing.
     pub(super) fn same_result(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
         let c = &self.calls[me];
         if s.same_result.is_off()
             || c.outcome.is_none()
             || (c.result_len < s.same_result_min_len as usize && !c.nothing_found)
-            || (s.results_are_progress && (c.check || (c.wrote && c.install)))
+            || (s.results_are_progress && (c.check || (c.wrote && (c.install || !c.denies))))
         {
             return;
         }
