@@ -13,12 +13,11 @@ const EDITORS: &[&str] = &[
     "text_editor",
 ];
 
-/// Whether an editor tool's call writes: `Some(false)` for `view`, `Some(true)` for `create`,
-/// `str_replace`, `insert`, `undo_edit` and `write`; `None` for any other tool, arguments
-/// without a `command` string, or a command it does not know (the tool's policy and the
-/// progress patterns decide then).
-pub(crate) fn writes(tool: &str, args: &[u8]) -> Option<bool> {
-    match command(tool, args)?.as_str() {
+/// Whether an editor's `command` writes: `Some(false)` for `view`, `Some(true)` for `create`,
+/// `str_replace`, `insert`, `undo_edit` and `write`; `None` for a command it does not know
+/// (the tool's policy and the progress patterns decide then).
+pub(crate) fn command_writes(command: &str) -> Option<bool> {
+    match command {
         "view" => Some(false),
         "create" | "str_replace" | "insert" | "undo_edit" | "write" => Some(true),
         _ => None,
@@ -44,6 +43,10 @@ pub(crate) fn command(tool: &str, args: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn writes(tool: &str, args: &[u8]) -> Option<bool> {
+        command_writes(&command(tool, args)?)
+    }
 
     #[test]
     fn views_read_and_edits_write() {

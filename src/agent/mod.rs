@@ -473,12 +473,22 @@ impl AgentGuard {
             self.cd = None;
             (ShellEffect::default(), None)
         };
+        // An editor tool's command (`view`, `str_replace`): read once, for what it does and
+        // which of the editor's tools it is.
+        let editor_command = if shell_tool {
+            None
+        } else {
+            editor::command(tool, args)
+        };
         let progress = effect.writes
             || match policy {
                 Some(p) => p.progress,
-                None => editor::writes(tool, args).unwrap_or_else(|| {
-                    (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool))
-                }),
+                None => editor_command
+                    .as_deref()
+                    .and_then(editor::command_writes)
+                    .unwrap_or_else(|| {
+                        (config.inner.progress.as_ref()).is_some_and(|ac| ac.is_match(tool))
+                    }),
             };
         let mut key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
         let memo = key;
@@ -489,8 +499,7 @@ impl AgentGuard {
         // per-tool rules each is a tool of its own.
         let tool_hash = if effect.program != 0 {
             xxh3_64_with_seed(&effect.program.to_le_bytes(), tool_hash)
-        } else if let Some(command) = editor::command(tool, args).filter(|_| s.results_are_progress)
-        {
+        } else if let Some(command) = editor_command.filter(|_| s.results_are_progress) {
             xxh3_64_with_seed(command.as_bytes(), tool_hash)
         } else {
             tool_hash
