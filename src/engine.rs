@@ -326,47 +326,16 @@ impl Engine {
     /// Makes this engine a copy of `src`, an engine built from the same parameters, without
     /// allocating: a checkpoint's save and restore.
     pub fn copy_from(&mut self, src: &Engine) {
-        copy_fields!(
-            self,
-            src,
-            [
-                pos,
-                floor,
-                next_base,
-                roll_out,
-                syms,
-                head,
-                cover,
-                ncands,
-                cover_sum,
-                near_alert,
-                last_dist,
-                ngram,
-                index_bits,
-                dense,
-                near_window,
-                near_at,
-                dense_at,
-                near_head,
-                near_since,
-                cands,
-                p,
-                hist,
-                runs,
-                warn_need,
-                halt_need,
-                any_need,
-                near_streak,
-                near_close,
-                slack,
-                structured,
-                text_known,
-                says_nothing_new,
-                says_little_new,
-                near_prev,
-                found,
-            ]
-        );
+        self.copy_scalars_from(src);
+        // The rings and tables `copy_scalars_from` leaves alone (its `skip` list).
+        self.syms.copy_from_slice(&src.syms);
+        self.head.copy_from_slice(&src.head);
+        self.near_head.copy_from_slice(&src.near_head);
+        self.hist.copy_from_slice(&src.hist);
+        self.warn_need.copy_from_slice(&src.warn_need);
+        self.halt_need.copy_from_slice(&src.halt_need);
+        self.any_need.copy_from_slice(&src.any_need);
+        self.p.clone_from(&src.p);
     }
 
     /// Makes this engine's scalars, coverage and dense runs a copy of `src`'s (an engine of the
@@ -406,6 +375,7 @@ impl Engine {
                 near_prev,
                 found,
             ],
+            // Copied by `copy_from` (cover and runs above).
             skip [syms, head, cover, near_head, p, hist, runs, warn_need, halt_need, any_need]
         );
     }

@@ -358,45 +358,12 @@ impl TextState {
 
     /// Makes this state a copy of `src`, built with the same settings, without allocating.
     pub fn copy_from(&mut self, src: &TextState) {
+        self.copy_scalars_from(src);
+        // The rings `copy_scalars_from` leaves alone (its `skip` list), the line engine's too.
         self.lines.copy_from(&src.lines);
-        copy_fields!(
-            self,
-            src,
-            [
-                bytes,
-                ring,
-                starts,
-                last,
-                runs,
-                word,
-                word_len,
-                word_start,
-                long_word,
-                word_byte,
-                line,
-                line_len,
-                line_hash,
-                line_letters,
-                structure,
-                novelty,
-                counting,
-                count_onset,
-                count_words,
-                lines_warn,
-                lines_halt,
-                line_start,
-                line_starts,
-                markup_lines,
-                nesting,
-                templates,
-                template_warn,
-                template_budget,
-                line_skeleton,
-                breaker_state,
-                min_letters,
-            ],
-            skip[lines]
-        );
+        self.ring.copy_from_slice(&src.ring);
+        self.starts.copy_from_slice(&src.starts);
+        self.line_starts.copy_from_slice(&src.line_starts);
     }
 
     /// Makes this state's scalars a copy of `src`'s (a state of the same settings, or one
@@ -437,6 +404,7 @@ impl TextState {
                 breaker_state,
                 min_letters,
             ],
+            // Copied by `copy_from`.
             skip[lines, ring, starts, line_starts]
         );
     }
