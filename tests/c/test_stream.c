@@ -302,6 +302,22 @@ static void test_pool(void) {
     lg_pool_free(p);
 }
 
+/* The drafted guard `s` answers as the `plain` one fed only the accepted tokens: the same
+ * verdict, the action its rollback returned (`a`), the same counts. */
+static void check_as_plain(lg_stream *s, lg_stream *plain, lg_action a) {
+    lg_verdict v1, v2;
+    v1.struct_size = v2.struct_size = sizeof v1;
+    OK(lg_stream_verdict(s, &v1));
+    OK(lg_stream_verdict(plain, &v2));
+    CHECK(v1.action == v2.action && v1.at == v2.at && v1.period == v2.period);
+    CHECK(a == v2.action);
+    lg_stats t1, t2;
+    t1.struct_size = t2.struct_size = sizeof t1;
+    OK(lg_stream_stats(s, &t1));
+    OK(lg_stream_stats(plain, &t2));
+    CHECK(t1.symbols == t2.symbols && t1.bytes == t2.bytes);
+}
+
 /* Speculative decoding: drafts pushed after a checkpoint and rolled back leave the guard as
  * one fed only the accepted tokens; the halt comes on the same accepted token. */
 static void test_speculative(void) {
@@ -334,12 +350,7 @@ static void test_speculative(void) {
                                     (const uint8_t *)piece, strlen(piece), &b));
             if (b == LG_ACTION_HALT && halted < 0) halted = accepted;
         }
-        lg_verdict v1, v2;
-        v1.struct_size = v2.struct_size = sizeof v1;
-        OK(lg_stream_verdict(s, &v1));
-        OK(lg_stream_verdict(plain, &v2));
-        CHECK(v1.action == v2.action && v1.at == v2.at && v1.period == v2.period);
-        CHECK(a == v2.action);
+        check_as_plain(s, plain, a);
     }
     CHECK(halted > 0 && halted < 60);
     size_t mem = 0;
@@ -372,17 +383,7 @@ static void test_speculative(void) {
             OK(lg_stream_push_token(plain, 1000u + (uint32_t)(accepted % SENTENCE_LEN),
                                     (const uint8_t *)piece, strlen(piece), NULL));
         }
-        lg_verdict v1, v2;
-        v1.struct_size = v2.struct_size = sizeof v1;
-        OK(lg_stream_verdict(s, &v1));
-        OK(lg_stream_verdict(plain, &v2));
-        CHECK(v1.action == v2.action && v1.at == v2.at && v1.period == v2.period);
-        CHECK(a == v2.action);
-        lg_stats t1, t2;
-        t1.struct_size = t2.struct_size = sizeof t1;
-        OK(lg_stream_stats(s, &t1));
-        OK(lg_stream_stats(plain, &t2));
-        CHECK(t1.symbols == t2.symbols && t1.bytes == t2.bytes);
+        check_as_plain(s, plain, a);
     }
     lg_stream_free(plain);
     lg_stream_free(s);
