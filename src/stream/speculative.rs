@@ -122,8 +122,6 @@ pub(crate) struct Drafts {
     bytes: [u8; DRAFT_BYTES],
     /// How many of the pushes, from the first, are noted (at most [`NOTED_PUSHES`]).
     noted: usize,
-    /// The push being made is noted: its engine pushes note their writes.
-    noting: bool,
     /// The guard's scalars before each noted push (`before[i]` before push `i`), in guards
     /// without rings or tables.
     before: Box<[StreamGuard]>,
@@ -145,7 +143,6 @@ impl Drafts {
             log: [Entry::default(); MAX_DRAFTS],
             bytes: [0; DRAFT_BYTES],
             noted: 0,
-            noting: false,
             before: vec![hollow; NOTED_PUSHES + 1].into_boxed_slice(),
             marks: [0; NOTED_PUSHES + 1],
             journal: Journal::new(JOURNAL_WRITES),
@@ -188,11 +185,13 @@ impl Drafts {
     }
 }
 
-/// The journal, while the push being made is noted.
+/// The journal, while the push being made is noted: every push so far is noted (the one being
+/// made counts: `before_draft` has recorded it), so the pushes' engine pushes note their
+/// writes. Asked only during a push.
 #[inline]
 pub(super) fn noting(drafts: &mut Option<Box<Drafts>>) -> Option<&mut Journal> {
     match drafts.as_deref_mut() {
-        Some(d) if d.noting => Some(&mut d.journal),
+        Some(d) if d.active && d.noted > 0 && d.noted == d.pushes => Some(&mut d.journal),
         _ => None,
     }
 }
@@ -217,7 +216,6 @@ impl StreamGuard {
         d.pushes = 0;
         d.held = 0;
         d.noted = 0;
-        d.noting = false;
         d.journal.clear();
         self.drafts = Some(d);
     }
@@ -286,7 +284,6 @@ impl StreamGuard {
         }
         d.pushes = keep;
         d.held = keep;
-        d.noting = false;
         self.drafts = Some(d);
         self.plain = false;
         Ok(self.verdict)
@@ -321,7 +318,6 @@ impl StreamGuard {
             return;
         };
         let len = bytes.map_or(0, <[u8]>::len);
-        d.noting = false;
         if d.pushes == d.noted {
             if d.noted < NOTED_PUSHES && d.journal.room() >= room_for(len) {
                 d.before[d.noted].copy_scalars_from(self);
@@ -337,7 +333,6 @@ impl StreamGuard {
                 self.text
                     .note_push(bytes, symbols, self.engine.pos(), &mut d.journal);
                 d.noted += 1;
-                d.noting = true;
             } else {
                 d.saved.copy_state_from(self);
             }
@@ -350,7 +345,6 @@ impl StreamGuard {
     pub(super) fn end_drafts(&mut self) {
         if let Some(d) = self.drafts.as_deref_mut() {
             d.active = false;
-            d.noting = false;
         }
         self.plain = self.plain_now();
     }
