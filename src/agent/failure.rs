@@ -315,9 +315,10 @@ fn tests_failed(line: &[u8]) -> bool {
     if VERDICTS.iter().any(|v| bare.starts_with(v)) {
         return true;
     }
-    // A number, then (past a space or `=`) a word of failure; or the word, `=`, the number.
+    // A word of failure next to a number other than 0, either side (`5 failed`,
+    // `failures=1`).
     let words: Vec<&[u8]> = line
-        .split(|b| !(b.is_ascii_alphanumeric() || *b == b'='))
+        .split(|b| !b.is_ascii_alphanumeric())
         .filter(|w| !w.is_empty())
         .collect();
     let failure = |w: &[u8]| {
@@ -333,12 +334,9 @@ fn tests_failed(line: &[u8]) -> bool {
         .any(|f| w.eq_ignore_ascii_case(f))
     };
     let nonzero = |w: &[u8]| w.iter().all(u8::is_ascii_digit) && w.iter().any(|&d| d != b'0');
-    words.windows(2).any(|p| nonzero(p[0]) && failure(p[1]))
-        || words.iter().any(|w| {
-            w.split(|&b| b == b'=').collect::<Vec<_>>()[..]
-                .windows(2)
-                .any(|p| failure(p[0]) && nonzero(p[1]))
-        })
+    words
+        .windows(2)
+        .any(|p| (nonzero(p[0]) && failure(p[1])) || (failure(p[0]) && nonzero(p[1])))
 }
 
 /// The error a failure carries when its output states only a non-zero exit status.

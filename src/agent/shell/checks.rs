@@ -27,7 +27,7 @@ pub(super) fn is_check(name: &str, args: &[String]) -> bool {
         "npx" | "bunx" => tool_after(args, 0),
         "dotnet" | "swift" => matches!(sub, "build" | "test"),
         "cmake" => args.iter().any(|a| a == "--build"),
-        _ if interpreter(name) => {
+        _ if super::is_interpreter(name) => {
             matches!(args, [m, module, ..] if m == "-m" && is_check_tool(module))
         }
         _ => is_check_tool(name),
@@ -54,11 +54,6 @@ fn names_a_check(script: &str) -> bool {
     ["build", "test", "lint", "check", "type"]
         .iter()
         .any(|k| script.contains(k))
-}
-
-fn interpreter(name: &str) -> bool {
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    stem == "python"
 }
 
 /// A program that does nothing but check: a compiler, a type checker, a linter, a test runner,
