@@ -1956,3 +1956,121 @@ fn an_editors_commands_are_tools_of_their_own() {
         .collect();
     assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
 }
+
+/// The files' state is what the edits made of them: an agent that makes a fix, puts the old
+/// line back and tries another fix is back where it started after each revert, and the script
+/// it reruns there answers what it answered there before (a loop a counter of writes misses:
+/// every edit a new version). Fixes that never go back are each a new state.
+#[test]
+fn a_revert_puts_the_files_back_where_the_same_run_is_a_repeat() {
+    let editor = "str_replace_editor";
+    let edit = |old: &str, new: &str| {
+        serde_json::json!({"command": "str_replace", "path": "/repo/pages.py", "old_str": old, "new_str": new})
+            .to_string()
+    };
+    let edited = "The file /repo/pages.py has been edited.";
+    let test = r#"{"command":"python -m pytest tests/test_pages.py -q"}"#;
+    let repro = r#"{"command":"python reproduce.py"}"#;
+    let start = "return total // per";
+    let run = |fixes: &[&str], revert: bool| {
+        let mut g = guard();
+        let mut first_warn = None;
+        let mut at = start.to_string();
+        for (i, fix) in fixes.iter().enumerate() {
+            let mut acts = step(&mut g, editor, &edit(&at, fix), edited, None).to_vec();
+            at = fix.to_string();
+            let failed = format!(
+                "FAILED tests/test_pages.py::test_count - assert {} == 3\n1 failed",
+                2 + i
+            );
+            acts.extend(step(&mut g, "bash", test, &failed, Some("exit status 1")));
+            if revert {
+                acts.extend(step(&mut g, editor, &edit(fix, start), edited, None));
+                at = start.to_string();
+                let out = "2\nTraceback (most recent call last):\nIndexError: page 3 out of range";
+                acts.extend(step(&mut g, "bash", repro, out, Some("exit status 1")));
+            }
+            if first_warn.is_none() && acts.contains(&Action::Warn) {
+                first_warn = Some(i);
+            }
+        }
+        first_warn
+    };
+    let fixes = [
+        "return total // per + 1",
+        "return (total + per) // per",
+        "return int(total / per) + 1",
+        "return total // per + (total % per > 0)",
+    ];
+    // Back to the start after each fix: the third rerun of the script there warns.
+    assert_eq!(run(&fixes, true), Some(2));
+    // Each fix built on the last: new states, new failures, no warning.
+    assert_eq!(run(&fixes, false), None);
+}
+
+/// Agents name their shells as they like (Copilot's `run_in_terminal`, Augment's
+/// `launch-process`, Continue's `builtin_run_terminal_command`): arguments that send a command
+/// line make the tool a shell, so a test run that passes after each edit confirms it, as it
+/// does through `bash`. An editor's `command` (with its `path`) is no command line.
+#[test]
+fn a_tool_sent_a_command_line_is_a_shell() {
+    for tool in [
+        "run_in_terminal",
+        "launch-process",
+        "builtin_run_terminal_command",
+    ] {
+        let mut g = guard();
+        for i in 0..4 {
+            let write = format!(
+                r#"{{"command":"cat > src/m{i}.py <<'EOF'\nX = {i}\nEOF","explanation":"write module {i}"}}"#
+            );
+            step(&mut g, tool, &write, "", None);
+            let test =
+                r#"{"command":"pytest -q","explanation":"run the tests","isBackground":false}"#;
+            let acts = step(&mut g, tool, test, "12 passed in 0.41s", None);
+            assert_eq!(acts, [Action::Continue; 2], "{tool} {i}");
+        }
+    }
+    // Through a tool the guard does not take for a shell, the same passing answer to calls
+    // with new arguments is the same result.
+    let mut g = guard();
+    let acts: Vec<Action> = (0..3)
+        .map(|i| {
+            let args = format!(r#"{{"query":"tests {i}"}}"#);
+            step(&mut g, "run_checks", &args, "12 passed in 0.41s", None)[1]
+        })
+        .collect();
+    assert_eq!(acts, [Action::Continue, Action::Continue, Action::Warn]);
+}
+
+/// A request for a page's status alone (`curl -sI URL | head -1`) checks the running site:
+/// every healthy page answers `HTTP/2 200`, which is no sign of arguments that do not matter.
+#[test]
+fn status_probes_of_several_pages_are_checks() {
+    let mut g = guard();
+    for page in ["", "pricing", "about", "blog"] {
+        let args =
+            format!(r#"{{"command":"curl -sI https://staging.example.com/{page} | head -1"}}"#);
+        assert_eq!(
+            step(&mut g, "bash", &args, "HTTP/2 200", None),
+            [Action::Continue; 2],
+            "{page}"
+        );
+    }
+    // Fetching the pages themselves and getting the same body back is the same result.
+    let mut g = guard();
+    let acts: Vec<Action> = ["a", "b", "c"]
+        .iter()
+        .map(|page| {
+            let args = format!(r#"{{"command":"curl -s https://example.com/{page}"}}"#);
+            step(
+                &mut g,
+                "bash",
+                &args,
+                "<html>Service Unavailable</html>",
+                None,
+            )[1]
+        })
+        .collect();
+    assert_eq!(acts[2], Action::Warn);
+}

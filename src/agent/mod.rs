@@ -40,6 +40,7 @@ mod calls;
 mod chant;
 mod conclude;
 mod editor;
+mod edits;
 mod envelope;
 mod failure;
 mod memory;
@@ -136,8 +137,10 @@ struct CallRec {
     progress: bool,
     /// It succeeded and was progress: not a repeat of an earlier write.
     wrote: bool,
-    /// The guard's `version` when the call was made: the state of the files it saw.
+    /// The state of the files when the call was made (see [`edits`]).
     version: u64,
+    /// What it writes, when its arguments say (see [`edits::read`]).
+    edit: Option<edits::Edit>,
     /// The call's key without the version: what the loop memory remembers it by.
     memo: u64,
     /// Its arguments are a shell command line.
@@ -194,10 +197,10 @@ pub struct AgentGuard {
     last_tool_ms: Option<u64>,
     /// Errors before this step do not count (a progress tool succeeded at it).
     failure_epoch: u64,
-    /// Successful writes so far that were not repeats of an earlier one: the files the agent
-    /// works on changed. A call that is not itself a write carries the version it saw, so the
-    /// same read or test run after a write is a new observation, not a repeat.
-    version: u64,
+    /// The state of the files as the successful writes so far left it (see [`edits`]). A call
+    /// that is not itself a write carries the state it saw, so the same read or test run after
+    /// a write is a new observation, not a repeat; after a revert, it is a repeat again.
+    files: edits::Files,
     /// Where the lone `cd` commands of a shell tool have left it (`""`: where it started),
     /// and where the call awaiting its result moves it if it succeeds.
     cwd: String,
@@ -261,7 +264,7 @@ impl AgentGuard {
             failure_epoch: 0,
             cwd: String::new(),
             cd: None,
-            version: 0,
+            files: edits::Files::default(),
             rejections: 0,
             rejected_since: 0,
             waiting: 0,
@@ -299,10 +302,20 @@ impl AgentGuard {
     }
 
     /// Tool `tool` is a shell: by its policy or by name (`shell_tools`).
-    fn is_shell_tool(&self, tool: &str) -> bool {
+    /// A shell: by policy or name, or, in our reading, by its arguments sending a command line
+    /// (see `shell::sends_command_line`), unless a policy says what the tool is.
+    fn is_shell_tool(&self, tool: &str, args: &[u8]) -> bool {
         let s = self.config.settings();
-        s.tools.get(tool).is_some_and(|p| p.shell)
-            || s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool))
+        match s.tools.get(tool) {
+            Some(p) if p.shell => true,
+            _ if s.shell_tools.iter().any(|n| n.eq_ignore_ascii_case(tool)) => true,
+            Some(_) => false,
+            None => {
+                s.results_are_progress
+                    && editor::command(tool, args).is_none()
+                    && shell::sends_command_line(args)
+            }
+        }
     }
 
     /// Counters since construction (a reset keeps them).
@@ -437,7 +450,7 @@ impl AgentGuard {
             self.stats.invalid_args += 1;
         }
         let tool_hash = xxh3_64(tool.as_bytes());
-        let shell_tool = self.is_shell_tool(tool);
+        let shell_tool = self.is_shell_tool(tool, args);
         let (effect, shell_line) = if shell_tool {
             let mut call = shell::call_of(args);
             // A long-lived shell runs a command where the last lone `cd` left it: `ls -F`
@@ -492,9 +505,16 @@ impl AgentGuard {
             };
         let mut key = xxh3_64_with_seed(&d.hash.to_le_bytes(), tool_hash);
         let memo = key;
-        if !progress && self.version > 0 {
-            key = xxh3_64_with_seed(&self.version.to_le_bytes(), key);
+        let version = self.files.state();
+        if !progress && version != 0 {
+            key = xxh3_64_with_seed(&version.to_le_bytes(), key);
         }
+        // What a write does, where an editor's arguments say it (not a shell's command line).
+        let edit = if progress && !shell_tool {
+            edits::read(args)
+        } else {
+            None
+        };
         // One shell tool runs many programs, and one editor tool many commands: to the
         // per-tool rules each is a tool of its own.
         let tool_hash = if effect.program != 0 {
@@ -561,7 +581,8 @@ impl AgentGuard {
             failure_tolerant: policy.is_some_and(|p| p.failure_tolerant),
             progress,
             wrote: false,
-            version: self.version,
+            version,
+            edit,
             memo,
             shell: shell_tool,
             search: effect.searches,
@@ -657,11 +678,20 @@ impl AgentGuard {
             && failure::says_nothing(output.unwrap_or_default());
         let outcome = xxh3_64_with_seed(&out_fp.to_le_bytes(), err_fp.unwrap_or(0));
         let step = self.calls[me].step;
-        // A successful write changes the files, unless it repeats an earlier one.
+        // A successful write changes the files; it is progress when it leaves them in a state
+        // no call in the window saw: not when it repeats an earlier write, nor when it puts
+        // back what an earlier one took out.
         let key = self.calls[me].key;
-        let wrote = err_fp.is_none()
-            && self.calls[me].progress
-            && !self.calls.iter().take(me).any(|c| c.wrote && c.key == key);
+        let mut wrote = false;
+        if err_fp.is_none() && self.calls[me].progress {
+            let before = self.files.state();
+            let after = match self.calls[me].edit {
+                Some(edit) => self.files.apply(edit),
+                None if (self.calls.iter().take(me)).any(|c| c.wrote && c.key == key) => before,
+                None => self.files.apply_unknown(),
+            };
+            wrote = after != before && after != 0 && !self.calls.iter().any(|c| c.version == after);
+        }
         let novel = wrote || (!silent && !self.calls.iter().any(|c| c.outcome == Some(outcome)));
         {
             let c = &mut self.calls[me];
@@ -680,7 +710,6 @@ impl AgentGuard {
         }
         if wrote {
             self.failure_epoch = step;
-            self.version += 1;
         }
         if let Some(to) = self.cd.take().filter(|_| err_fp.is_none()) {
             self.cwd = to;

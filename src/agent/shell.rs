@@ -132,6 +132,48 @@ pub(crate) fn call_of(args: &[u8]) -> ShellCall {
     }
 }
 
+/// Arguments that send a command line to run, whatever the tool is called: a JSON object with
+/// a `command` or `cmd` member (a string with a word in it, or an argv) and no member naming a
+/// file, which an editor's `command` (`view`, `str_replace`) comes with. Agents name their
+/// shells as they like (`run_in_terminal`, `launch-process`, `builtin_run_terminal_command`,
+/// `developer__shell`): the arguments say what the tool does.
+pub(crate) fn sends_command_line(args: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Line {
+        One(String),
+        Many(Vec<String>),
+    }
+    #[derive(serde::Deserialize)]
+    struct Args {
+        #[serde(alias = "cmd")]
+        command: Option<Line>,
+        #[serde(
+            alias = "file_path",
+            alias = "filePath",
+            alias = "filepath",
+            alias = "target_file",
+            alias = "file",
+            alias = "files"
+        )]
+        path: Option<serde::de::IgnoredAny>,
+    }
+    let finder = |key: &[u8]| memchr::memmem::find(args, key).is_some();
+    if !finder(b"\"command\"") && !finder(b"\"cmd\"") {
+        return false;
+    }
+    match serde_json::from_slice::<Args>(args) {
+        Ok(Args {
+            command: Some(line),
+            path: None,
+        }) => match line {
+            Line::One(t) => t.trim().chars().any(char::is_alphanumeric),
+            Line::Many(argv) => !argv.is_empty(),
+        },
+        _ => false,
+    }
+}
+
 /// The command line an argv runs: the script of a shell started with `-c` (`bash -lc
 /// SCRIPT`), or else the words quoted so that the reader sees each as one word.
 fn command_line(mut argv: Vec<String>) -> String {

@@ -27,6 +27,19 @@ pub(super) fn is_check(name: &str, args: &[String]) -> bool {
         "npx" | "bunx" => tool_after(args, 0),
         "dotnet" | "swift" => matches!(sub, "build" | "test"),
         "cmake" => args.iter().any(|a| a == "--build"),
+        // A request for a service's status alone (`curl -sI URL`, `curl -o /dev/null -w
+        // '%{http_code}'`, `wget --spider`) checks the running project: every healthy page
+        // answers it alike (`HTTP/2 200`).
+        "curl" => args.iter().any(|a| {
+            a == "--head"
+                || a == "--write-out"
+                || (a.starts_with('-') && !a.starts_with("--") && {
+                    // Short options bundled (`-sI`, `-fsSw`); `-w` takes the rest as its value.
+                    let flags = a[1..].split('w').next().unwrap_or_default();
+                    flags.contains('I') || a[1..].contains('w')
+                })
+        }),
+        "wget" => args.iter().any(|a| a == "--spider"),
         _ if super::is_interpreter(name) => {
             matches!(args, [m, module, ..] if m == "-m" && is_check_tool(module))
         }
@@ -151,6 +164,10 @@ mod tests {
             "cmake --build build",
             "javac A.java",
             "gcc -c a.c",
+            "curl -sI https://staging.example.com/pricing",
+            "curl --head http://localhost:3000/",
+            "curl -s -o /dev/null -w %{http_code} http://localhost:8000/health",
+            "wget --spider -q http://localhost:8080/",
         ] {
             assert!(check(cmd), "{cmd}");
         }
@@ -174,6 +191,9 @@ mod tests {
             "ls",
             "python -m http.server",
             "pip install -e .",
+            "curl -s https://api.github.com/repos/a/b/issues",
+            "curl -fsSL https://sh.rustup.rs -o rustup.sh",
+            "wget https://example.com/data.csv",
         ] {
             assert!(!check(cmd), "{cmd}");
         }
