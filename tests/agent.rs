@@ -2082,3 +2082,45 @@ fn status_probes_of_several_pages_are_checks() {
         .collect();
     assert_eq!(acts[2], Action::Warn);
 }
+
+/// A handle the environment gave out (`Command running in background with ID: bash_2`, `terminal
+/// ID 8`, `pid 4242`) is not the agent's choice: passed back (`BashOutput(bash_2)`,
+/// `KillShell(bash_2)`), it is folded, so a server started, read and killed round after round,
+/// under a new ID each time, is one cycle of the same three calls.
+#[test]
+fn a_handle_given_out_and_passed_back_is_no_new_argument() {
+    let mut g = guard();
+    step(
+        &mut g,
+        "Read",
+        r#"{"file_path":"/app/src/server.js"}"#,
+        "1 app.listen(3000)",
+        None,
+    );
+    let mut first = None;
+    for n in 1..=4 {
+        let start = r#"{"command":"npm run dev","description":"Start the dev server","run_in_background":true}"#;
+        let id = format!("Command running in background with ID: bash_{n}");
+        let read = format!(r#"{{"bash_id":"bash_{n}"}}"#);
+        let crashed = "<status>failed</status>\n<exit_code>1</exit_code>\n<stderr>\nError: listen EADDRINUSE: address already in use :::3000\n</stderr>";
+        let kill = format!(r#"{{"shell_id":"bash_{n}"}}"#);
+        let gone = format!("Shell bash_{n} is not running, so cannot be killed (status: failed)");
+        for (i, (tool, args, out)) in [
+            ("Bash", start.to_string(), id),
+            ("BashOutput", read, crashed.to_string()),
+            ("KillShell", kill, gone),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let v = g.call(tool, args.as_bytes());
+            let (action, kind) = (v.action, v.kind);
+            g.result(Some(out.as_bytes()), None);
+            if first.is_none() && action == Action::Warn {
+                first = Some((n, i, kind));
+            }
+        }
+    }
+    // The third start, at the third turn of the cycle.
+    assert_eq!(first, Some((3, 0, AgentLoopKind::Cycle)));
+}

@@ -23,6 +23,7 @@ const TAG_FLOAT: u64 = 0x0066_6c74;
 const TAG_SEQ: u64 = 0x0073_6571;
 const TAG_MAP: u64 = 0x006d_6170;
 const TAG_RAW: u64 = 0x0072_6177;
+const TAG_HANDLE: u64 = 0x6861_6e64;
 
 /// A bottom-k set of 32-bit features, sorted ascending, without duplicates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -115,7 +116,16 @@ pub(crate) struct ArgsDigest {
 /// Hashes `raw` arguments; in the sketch every number reads the same (line numbers, offsets
 /// and counters vary in near duplicates) while strings stay exact. Empty input is JSON `null`. Never panics, whatever the bytes;
 /// nesting deeper than serde_json's limit (128) counts as invalid JSON.
-pub(crate) fn digest(raw: &[u8], canonical: bool, ignored: [&[String]; 2]) -> ArgsDigest {
+///
+/// The handles the environment gave out are folded: a value (a number, or a string such as
+/// `bash_3`) whose [`handle_hash`] is in `handles` is the handle an answer named (`terminal ID
+/// 8`), passed back, not a choice of the agent's.
+pub(crate) fn digest(
+    raw: &[u8],
+    canonical: bool,
+    ignored: [&[String]; 2],
+    handles: &[u64],
+) -> ArgsDigest {
     let trimmed = super::text::trim_ascii(raw);
     if trimmed.is_empty() {
         return ArgsDigest {
@@ -128,6 +138,7 @@ pub(crate) fn digest(raw: &[u8], canonical: bool, ignored: [&[String]; 2]) -> Ar
     let mut walk = Walk {
         canonical,
         ignored,
+        handles,
         sketch: Sketch::default(),
         leaves: 0,
         preview: None,
@@ -163,6 +174,7 @@ pub(crate) fn digest(raw: &[u8], canonical: bool, ignored: [&[String]; 2]) -> Ar
 struct Walk<'a> {
     canonical: bool,
     ignored: [&'a [String]; 2],
+    handles: &'a [u64],
     sketch: Sketch,
     leaves: u32,
     preview: Option<String>,
@@ -190,15 +202,28 @@ impl Walk<'_> {
             self.preview = Some(p);
         }
         // Strings stay exact (`file1.ts` and `file2.ts` are different targets); numbers fold.
-        let h = xxh3_64_with_seed(s.as_bytes(), TAG_STR);
+        let h = if self.is_handle(s.as_bytes()) {
+            TAG_HANDLE
+        } else {
+            xxh3_64_with_seed(s.as_bytes(), TAG_STR)
+        };
         self.leaf(path, h);
         h
+    }
+
+    fn is_handle(&self, token: &[u8]) -> bool {
+        !self.handles.is_empty() && self.handles.contains(&handle_hash(token))
     }
 
     fn number(&mut self, path: u64, exact: u64) -> u64 {
         self.leaf(path, TAG_INT);
         exact
     }
+}
+
+/// The hash a handle is known by, in an answer and in arguments.
+pub(crate) fn handle_hash(token: &[u8]) -> u64 {
+    xxh3_64_with_seed(token, TAG_HANDLE)
 }
 
 fn combine(a: u64, b: u64) -> u64 {
@@ -238,6 +263,9 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
+        if !self.walk.handles.is_empty() && self.walk.is_handle(v.to_string().as_bytes()) {
+            return Ok(self.walk.number(self.path, TAG_HANDLE));
+        }
         Ok(self
             .walk
             .number(self.path, xxh3_64_with_seed(&v.to_le_bytes(), TAG_INT)))
@@ -336,7 +364,7 @@ mod tests {
     use super::*;
 
     fn d(s: &str) -> ArgsDigest {
-        digest(s.as_bytes(), true, [&["request_id".to_string()], &[]])
+        digest(s.as_bytes(), true, [&["request_id".to_string()], &[]], &[])
     }
 
     #[test]
@@ -360,8 +388,8 @@ mod tests {
 
     #[test]
     fn key_order_matters_when_not_canonical() {
-        let a = digest(br#"{"a":1,"b":2}"#, false, [&[], &[]]);
-        let b = digest(br#"{"b":2,"a":1}"#, false, [&[], &[]]);
+        let a = digest(br#"{"a":1,"b":2}"#, false, [&[], &[]], &[]);
+        let b = digest(br#"{"b":2,"a":1}"#, false, [&[], &[]], &[]);
         assert_ne!(a.hash, b.hash);
     }
 

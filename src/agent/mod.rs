@@ -74,6 +74,9 @@ use self::topic::WordSet;
 pub use self::verdict::{AgentLoopKind, AgentStats, AgentVerdict, Reason, Recommendation};
 use crate::{Action, StreamGuard};
 
+/// Handles given out by answers that are held at once (see [`AgentGuard::remember_handle`]).
+const HANDLES: usize = 8;
+
 /// The longest cycle the guard can track.
 const MAX_CYCLE: usize = 8;
 
@@ -219,6 +222,10 @@ pub struct AgentGuard {
     scratch: Vec<u8>,
     /// The words of the latest result, when it succeeded and was new (see `Learnt`).
     learnt: Learnt,
+    /// The handles the latest answers gave out (`terminal ID 8`, `pid 4242`), by
+    /// [`args::handle_hash`], newest last: passed back in arguments, they are folded.
+    handles: [u64; HANDLES],
+    handles_len: usize,
     /// Loops reported in this session or imported from earlier ones (see [`memory`]).
     memory: LoopMemory,
     /// The key of the last loop recorded, to record a loop once, not at every repeat.
@@ -275,6 +282,8 @@ impl AgentGuard {
             stats: AgentStats::default(),
             scratch: Vec::new(),
             learnt: Learnt::default(),
+            handles: [0; HANDLES],
+            handles_len: 0,
             memory: LoopMemory::default(),
             last_memo: None,
         }
@@ -318,6 +327,19 @@ impl AgentGuard {
         }
     }
 
+    /// Holds a handle an answer gave out; the oldest goes when all `HANDLES` are taken.
+    fn remember_handle(&mut self, h: u64) {
+        if self.handles[..self.handles_len].contains(&h) {
+            return;
+        }
+        if self.handles_len == HANDLES {
+            self.handles.copy_within(1.., 0);
+            self.handles_len -= 1;
+        }
+        self.handles[self.handles_len] = h;
+        self.handles_len += 1;
+    }
+
     /// Counters since construction (a reset keeps them).
     pub fn stats(&self) -> AgentStats {
         self.stats
@@ -341,6 +363,7 @@ impl AgentGuard {
         self.cwd.clear();
         self.cd = None;
         self.learnt.clear();
+        self.handles_len = 0;
         self.rejections = 0;
         self.waiting = 0;
         self.strikes = 0;
@@ -445,7 +468,13 @@ impl AgentGuard {
         let policy = s.tools.get(tool);
         let no_fields: &[String] = &[];
         let fields = policy.map_or(no_fields, |p| &p.ignored_fields[..]);
-        let mut d = digest(args, s.canonical_args, [&s.ignored_fields, fields]);
+        let held = self.handles;
+        let handles = &held[..if s.results_are_progress {
+            self.handles_len
+        } else {
+            0
+        }];
+        let mut d = digest(args, s.canonical_args, [&s.ignored_fields, fields], handles);
         if !d.valid {
             self.stats.invalid_args += 1;
         }
@@ -477,6 +506,7 @@ impl AgentGuard {
                     identity.to_string().as_bytes(),
                     s.canonical_args,
                     [&s.ignored_fields, fields],
+                    handles,
                 );
                 d.valid = valid;
                 d.preview = d.preview.take().or(preview);
@@ -710,6 +740,9 @@ impl AgentGuard {
         }
         if wrote {
             self.failure_epoch = step;
+        }
+        if s.results_are_progress {
+            text::handles_in(output.unwrap_or_default(), |h| self.remember_handle(h));
         }
         if let Some(to) = self.cd.take().filter(|_| err_fp.is_none()) {
             self.cwd = to;

@@ -85,10 +85,10 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
             );
         }
         let core = strip_punct(w);
-        let counter = after_pid(prev) || shell_counter(before, prev);
+        let counter = names_handle(prev) || shell_counter(before, prev);
         if is_number(core) && !counter {
             held = Some(w);
-        } else if is_volatile(core) || (counter && is_number(core)) {
+        } else if is_volatile(core) || (counter && (is_number(core) || is_handle(core))) {
             emit(b"#", false);
         } else {
             emit(w, is_file_position(core));
@@ -174,10 +174,50 @@ fn is_time_unit(w: &[u8]) -> bool {
     TIME_UNITS.iter().any(|u| w.eq_ignore_ascii_case(u))
 }
 
-/// The word before names a process id (`pid 4242`, `PID: 4242`, `process 4242`).
-fn after_pid(prev: &[u8]) -> bool {
+/// The word before names a handle the environment gives out: a process id (`pid 4242`, `PID:
+/// 4242`, `process 4242`), a terminal, job, session or shell (`terminal 7`, `job 3`, `shell
+/// id: bash_2`), an `ID` (`Process launched with terminal ID 8`). It changes each time the
+/// agent starts something, whatever the agent does.
+fn names_handle(prev: &[u8]) -> bool {
     let p = strip_punct(prev);
-    p.eq_ignore_ascii_case(b"pid") || p.eq_ignore_ascii_case(b"process")
+    [
+        &b"pid"[..],
+        b"process",
+        b"id",
+        b"terminal",
+        b"job",
+        b"session",
+        b"shell",
+    ]
+    .iter()
+    .any(|k| p.eq_ignore_ascii_case(k))
+}
+
+/// A word that can be a handle: a number, or letters, digits, `_` and `-` with a digit among
+/// them (`bash_3`, `a1b2c3`).
+fn is_handle(w: &[u8]) -> bool {
+    !w.is_empty()
+        && w.len() <= 40
+        && w.iter().any(u8::is_ascii_digit)
+        && w.iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+}
+
+/// The handles an answer names (see `names_handle`), among its first 512 bytes: each one's
+/// [`handle_hash`](super::args::handle_hash) to `f`.
+pub(crate) fn handles_in(output: &[u8], mut f: impl FnMut(u64)) {
+    let head = &output[..output.len().min(512)];
+    let mut prev: &[u8] = &[];
+    for w in head
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+    {
+        let core = strip_punct(w);
+        if names_handle(prev) && is_handle(core) {
+            f(super::args::handle_hash(core));
+        }
+        prev = w;
+    }
 }
 
 /// The words before name a shell's own line counter (`bash: line 27424:`, `sh: 3:`): in a
