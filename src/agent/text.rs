@@ -674,9 +674,28 @@ mod tests {
                 "/bin/bash: line 27478: javac: command not found",
             ),
             ("sh: 1: mvn: not found", "sh: 12: mvn: not found"),
+            // Handles the environment gives out.
+            (
+                "Process launched with terminal ID 7",
+                "Process launched with terminal ID 12",
+            ),
+            ("Terminal 7 killed", "Terminal 8 killed"),
+            (
+                "Command running in background with ID: bash_1",
+                "Command running in background with ID: bash_2",
+            ),
+            ("[1] job 3 started", "[1] job 4 started"),
         ] {
             assert_eq!(fp(a), fp(b), "{a:?} vs {b:?}");
         }
+        // A handle is a number or an id, not any word after `id`.
+        assert_ne!(fp("id alice"), fp("id bob"));
+        let mut got = Vec::new();
+        handles_in(b"Process launched with terminal ID 7 (pid 4242)", |h| {
+            got.push(h)
+        });
+        let hash = |t: &str| super::super::args::handle_hash(t.as_bytes());
+        assert_eq!(got, [hash("7"), hash("4242")]);
         // Positions in files count for a result, not for the failure it reports.
         let placeless = |s: &str| result_fingerprints(s.as_bytes()).1;
         for (a, b) in [
