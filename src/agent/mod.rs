@@ -138,7 +138,8 @@ struct CallRec {
     /// Its success is progress (a policy, a name matching `progress_patterns`, or a shell
     /// command that writes files).
     progress: bool,
-    /// It succeeded and was progress: not a repeat of an earlier write.
+    /// It succeeded and was progress: it left the files in a state no call in the window saw
+    /// (not a repeat of an earlier write, nor a revert).
     wrote: bool,
     /// The state of the files when the call was made (see [`edits`]).
     version: u64,
@@ -310,9 +311,9 @@ impl AgentGuard {
         &self.verdict
     }
 
-    /// Tool `tool` is a shell: by its policy or by name (`shell_tools`).
-    /// A shell: by policy or name, or, in our reading, by its arguments sending a command line
-    /// (see `shell::sends_command_line`), unless a policy says what the tool is.
+    /// Tool `tool` is a shell: by its policy or by name (`shell_tools`), or, in our reading, by
+    /// its arguments sending a command line (see `shell::sends_command_line`) unless a policy
+    /// says what the tool is.
     fn is_shell_tool(&self, tool: &str, args: &[u8]) -> bool {
         let s = self.config.settings();
         match s.tools.get(tool) {
@@ -540,7 +541,8 @@ impl AgentGuard {
             key = xxh3_64_with_seed(&version.to_le_bytes(), key);
         }
         // What a write does, where an editor's arguments say it (not a shell's command line).
-        let edit = if progress && !shell_tool {
+        // Ours: the peers' presets count every write as a new state.
+        let edit = if progress && !shell_tool && s.results_are_progress {
             edits::read(args)
         } else {
             None
