@@ -2124,3 +2124,27 @@ fn a_handle_given_out_and_passed_back_is_no_new_argument() {
     // The third start, at the third turn of the cycle.
     assert_eq!(first, Some((3, 0, AgentLoopKind::Cycle)));
 }
+
+/// Codex answers its `apply_patch` in the envelope its shell answers in (`{"output": …,
+/// "metadata": {"exit_code": 0, …}}`): the tool's answer is the output inside, and the exit
+/// status is no word of it (`0` reads as a denial: "0 matches"). Three patches that apply are
+/// three acknowledged writes; a patch whose envelope says exit code 1 failed.
+#[test]
+fn any_tools_result_in_an_exit_status_envelope_is_opened() {
+    let mut g = guard();
+    let ok = r#"{"output":"Success. Updated the following files:\nM feedsync/fetch.py\n","metadata":{"exit_code":0,"duration_seconds":0.0}}"#;
+    for i in 0..3 {
+        let patch = serde_json::json!({"input": format!("*** Begin Patch\n*** Update File: feedsync/fetch.py\n@@\n-    a = {i}\n+    a = {}\n*** End Patch", i + 1)}).to_string();
+        assert_eq!(
+            step(&mut g, "apply_patch", &patch, ok, None),
+            [Action::Continue; 2],
+            "{i}"
+        );
+    }
+    let failed = r#"{"output":"error: invalid context at line 12","metadata":{"exit_code":1,"duration_seconds":0.0}}"#;
+    let patch = r#"{"input":"*** Begin Patch\n*** Update File: x.py\n@@\n-b\n+c\n*** End Patch"}"#;
+    let acts: Vec<Action> = (0..3)
+        .map(|_| step(&mut g, "apply_patch", patch, failed, None)[1])
+        .collect();
+    assert!(acts.contains(&Action::Warn), "{acts:?}");
+}

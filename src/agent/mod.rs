@@ -663,9 +663,11 @@ impl AgentGuard {
         };
         self.last_tool_ms = self.now_ms;
         // A shell result in a JSON envelope (Codex): its output and exit status are inside.
-        let opened = (self.calls[me].shell)
-            .then(|| output.and_then(envelope::read))
-            .flatten();
+        // So is any tool's result that carries an exit status in one (Codex's `apply_patch`):
+        // `"exit_code": 0` is no answer of the tool's.
+        let opened = output
+            .and_then(envelope::read)
+            .filter(|e| self.calls[me].shell || e.exit_code.is_some());
         let mut error = error.filter(|e| !text::trim_ascii(e).is_empty());
         let failed_exit = (opened.as_ref()).is_some_and(|e| e.exit_code.is_some_and(|c| c != 0));
         let output = opened
@@ -683,6 +685,8 @@ impl AgentGuard {
             // that names it says more than the envelope's exit code.
             error = reported_failure(output.unwrap_or_default())
                 .or(failed_exit.then_some(failure::EXIT_STATUS));
+        } else if error.is_none() && failed_exit {
+            error = Some(failure::EXIT_STATUS);
         }
         // A failure that says nothing but its exit status, with nothing printed (`grep`
         // finding no match), is no more evidence than an empty success.
