@@ -2148,3 +2148,85 @@ fn any_tools_result_in_an_exit_status_envelope_is_opened() {
         .collect();
     assert!(acts.contains(&Action::Warn), "{acts:?}");
 }
+
+/// `git stash` sets the changes aside and `git stash pop` brings back the files as they were:
+/// an agent that stashes, runs the tests, pops and runs them again, round after round, runs
+/// the same tests on the same two trees with the same answers, a cycle, though each `stash`
+/// and `pop` is a write. Gemini CLI's answers name a new process group each time, which is a
+/// handle, not a new answer. One stash to compare against the baseline, then work on, is not.
+#[test]
+fn stashing_and_popping_round_after_round_is_a_cycle() {
+    let shell = "run_shell_command";
+    // Each answer names the process group it ran in, a new one each time.
+    let pgid = std::cell::Cell::new(40348);
+    let answer = |out: &str, code: u8| {
+        pgid.set(pgid.get() + 57);
+        format!("Command: x\nDirectory: (root)\nStdout: {out}\nStderr: (empty)\nError: (none)\nExit Code: {code}\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: {}", pgid.get())
+    };
+    let stash = r#"{"command":"git stash","description":"Stash my changes"}"#;
+    let pop = r#"{"command":"git stash pop","description":"Restore my changes"}"#;
+    let test = r#"{"command":"npx jest tests/cart.test.ts","description":"Run the tests"}"#;
+    let saved = || {
+        answer(
+            "Saved working directory and index state WIP on main: 4e1d2c7 Add",
+            0,
+        )
+    };
+    let popped = || {
+        answer(
+            "On branch main\nChanges not staged for commit:\n  modified: src/cart.ts",
+            0,
+        )
+    };
+    let pass = || answer("PASS tests/cart.test.ts\nTests: 6 passed, 6 total", 0);
+    let fail = || {
+        answer(
+        "FAIL tests/cart.test.ts\nExpected: 64\nReceived: 64.8\nTests: 1 failed, 6 passed, 7 total",
+        1,
+    )
+    };
+    let mut g = guard();
+    let mut first = None;
+    for round in 0..4 {
+        for (i, (args, out)) in [
+            (stash, saved()),
+            (test, pass()),
+            (pop, popped()),
+            (test, fail()),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let v = g.call(shell, args.as_bytes());
+            let (action, kind) = (v.action, v.kind);
+            g.result(Some(out.as_bytes()), None);
+            if first.is_none() && action != Action::Continue {
+                first = Some((round, i, kind));
+            }
+        }
+    }
+    // The third stash: two whole turns of the same four calls.
+    assert_eq!(first, Some((2, 0, AgentLoopKind::Cycle)));
+
+    // Once, to see the baseline, then the fix: no warning.
+    let mut g = guard();
+    let mut acts = Vec::new();
+    for (args, out) in [
+        (stash, saved()),
+        (test, pass()),
+        (pop, popped()),
+        (test, fail()),
+    ] {
+        acts.extend(step(&mut g, shell, args, &out, None));
+    }
+    let edit = r#"{"file_path":"src/cart.ts","old_string":"total * (1 - p)","new_string":"round2(total * (1 - p))"}"#;
+    acts.extend(step(
+        &mut g,
+        "replace",
+        edit,
+        "Successfully modified file: src/cart.ts (1 replacements).",
+        None,
+    ));
+    acts.extend(step(&mut g, shell, test, &pass(), None));
+    assert!(acts.iter().all(|a| *a == Action::Continue), "{acts:?}");
+}

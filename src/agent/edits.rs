@@ -7,8 +7,11 @@
 //! of the edits applied: an edit that names the text it replaces (`old_str` → `new_str`, a
 //! SEARCH/REPLACE block) adds `h(old) ^ h(new)` to its file's state, and its revert adds the
 //! same again, which cancels; a whole-file write sets the file's state to the hash of what it
-//! wrote. A write whose effect the arguments do not say (a shell command, a line-range edit)
-//! makes a state never seen before, as counting did.
+//! wrote. Version control's own reverts are read from a shell's command line: `git stash` sets
+//! the files aside and `git stash pop` brings back the state they were set aside in; `git
+//! checkout -- F` and `git restore F` put F back as committed, `git checkout .` and `git reset
+//! --hard` everything. A write whose effect the arguments do not say (any other command, a
+//! line-range edit) makes a state never seen before, as counting did.
 //!
 //! Two different states may be told apart where they are equal (a file written whole with the
 //! text a series of edits had made is a new state), never the reverse, but for the cost of a
@@ -38,11 +41,78 @@ pub(crate) enum Edit {
     Replace { path: u64, delta: u64, id: u64 },
     /// A file written whole: the hash of its content.
     Whole { path: u64, content: u64 },
+    /// Version control's operations on the working tree, in the order the command line runs
+    /// them (see [`Vcs`]).
+    Vcs(VcsOps),
+}
+
+/// What `git` does to the working tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Vcs {
+    /// `git stash` (`push`, `save`): the changes set aside, the tree as committed.
+    Stash,
+    /// `git stash pop` (`drop: true`) or `apply`: the changes set aside brought back.
+    Unstash { drop: bool },
+    /// `git stash drop`: the changes set aside forgotten; the tree unchanged.
+    Drop,
+    /// `git checkout -- F`, `git restore F`: F as committed (the hash of its path).
+    Restore(u64),
+    /// `git checkout .`, `git restore .`, `git reset --hard`: every file as committed.
+    RestoreAll,
+    /// `git commit`: the files unchanged, but what "as committed" means moves on.
+    Commit,
+}
+
+/// Up to [`VCS_OPS`] operations of one command line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct VcsOps {
+    ops: [Option<Vcs>; VCS_OPS],
+}
+
+/// Operations one command line is read for; a line with more has an unknown effect.
+pub(crate) const VCS_OPS: usize = 4;
+
+impl VcsOps {
+    /// Adds `op`; `false` when the line holds more than [`VCS_OPS`].
+    pub(crate) fn push(&mut self, op: Vcs) -> bool {
+        match self.ops.iter_mut().find(|o| o.is_none()) {
+            Some(slot) => {
+                *slot = Some(op);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.ops[0].is_none()
+    }
+}
+
+/// Stashes held at once; a deeper one is forgotten.
+const STASHES: usize = 4;
+
+/// The files set aside by a stash, and the state the tree was left in.
+#[derive(Clone, Copy, Debug)]
+struct Stashed {
+    held: [Held; FILES],
+    len: usize,
+    sum: u64,
+    base_clean: bool,
+    /// The state right after the stash: a pop onto anything else merges into a new state.
+    clean: u64,
 }
 
 /// The files' states, and the sum of them all.
 #[derive(Clone, Debug)]
 pub(crate) struct Files {
+    /// Stashes, newest last (allocated at the first stash: each copies the held files).
+    stashes: Vec<Stashed>,
+    /// Commits so far: "as committed" is another tree after each.
+    commits: u64,
+    /// The held files' states are changes from the tree as committed (after a whole-tree
+    /// revert), not from the tree the session began with.
+    base_clean: bool,
     /// Oldest first.
     held: [Held; FILES],
     len: usize,
@@ -54,6 +124,9 @@ pub(crate) struct Files {
 impl Default for Files {
     fn default() -> Files {
         Files {
+            stashes: Vec::new(),
+            commits: 0,
+            base_clean: false,
             held: [Held::default(); FILES],
             len: 0,
             sum: 0,
@@ -75,6 +148,12 @@ impl Files {
     pub(crate) fn apply(&mut self, edit: Edit) -> u64 {
         let path = match edit {
             Edit::Replace { path, .. } | Edit::Whole { path, .. } => path,
+            Edit::Vcs(ops) => {
+                for op in ops.ops.into_iter().flatten() {
+                    self.vcs(op);
+                }
+                return self.sum;
+            }
         };
         let i = match self.held[..self.len].iter().position(|h| h.path == path) {
             Some(i) => i,
@@ -92,10 +171,77 @@ impl Files {
                 h.last = 0;
                 content
             }
+            Edit::Vcs(_) => old,
         };
         h.state = new;
         self.sum ^= contribution(path, old) ^ contribution(path, new);
         self.sum
+    }
+
+    /// The tree as committed: no file held differs from it. Its state is a constant of its
+    /// own (the tree may have differed from the commit when the session began).
+    fn clean(&mut self) -> u64 {
+        self.held = [Held::default(); FILES];
+        self.len = 0;
+        self.base_clean = true;
+        self.sum = xxh3_64_with_seed(&self.commits.to_le_bytes(), CLEAN_SEED);
+        self.sum
+    }
+
+    fn vcs(&mut self, op: Vcs) {
+        match op {
+            Vcs::Stash => {
+                if self.stashes.len() == STASHES {
+                    self.stashes.remove(0);
+                }
+                let (held, len, sum, base_clean) = (self.held, self.len, self.sum, self.base_clean);
+                let clean = self.clean();
+                self.stashes.push(Stashed {
+                    held,
+                    len,
+                    sum,
+                    base_clean,
+                    clean,
+                });
+            }
+            Vcs::Unstash { drop } => match self.stashes.last().copied() {
+                // Onto the tree the stash left: back where it was set aside.
+                Some(s) if s.clean == self.sum => {
+                    (self.held, self.len, self.sum, self.base_clean) =
+                        (s.held, s.len, s.sum, s.base_clean);
+                    if drop {
+                        self.stashes.pop();
+                    }
+                }
+                _ => {
+                    if drop {
+                        self.stashes.pop();
+                    }
+                    self.apply_unknown();
+                }
+            },
+            Vcs::Drop => {
+                self.stashes.pop();
+            }
+            // Back to 0, the state it had at the base, when the base is the commit; otherwise
+            // a state of its own.
+            Vcs::Restore(path) => {
+                let content = if self.base_clean {
+                    0
+                } else {
+                    xxh3_64_with_seed(&self.commits.to_le_bytes(), path ^ CLEAN_SEED) | 1
+                };
+                self.apply(Edit::Whole { path, content });
+            }
+            Vcs::RestoreAll => {
+                self.clean();
+            }
+            Vcs::Commit => {
+                self.commits += 1;
+                self.base_clean = false;
+                self.apply_unknown();
+            }
+        }
     }
 
     /// A write whose effect is unknown: a state never seen before.
@@ -124,6 +270,8 @@ impl Files {
 }
 
 const UNKNOWN_SEED: u64 = 0x5eed_0f0d_df11_e500;
+/// The tree as committed (see [`Files::clean`]).
+const CLEAN_SEED: u64 = 0xc1ea_0c0f_fee0_0001;
 
 /// A file's share of the sum: none while it is as it was before the session.
 fn contribution(path: u64, state: u64) -> u64 {
@@ -138,7 +286,7 @@ fn text_hash(path: u64, text: &str) -> u64 {
     xxh3_64_with_seed(text.as_bytes(), path ^ 0x7e47)
 }
 
-fn path_hash(path: &str) -> u64 {
+pub(crate) fn path_hash(path: &str) -> u64 {
     // Never 0, the free slot's mark.
     xxh3_64_with_seed(path.as_bytes(), 0x9a74) | 1
 }
@@ -299,6 +447,62 @@ mod tests {
         // After a revert, the fix made again is the fix.
         assert_eq!(f.apply(replace("a.py", "x\ny", "x")), 0);
         assert_eq!(f.apply(replace("a.py", "x", "x\ny")), s1);
+    }
+
+    #[test]
+    fn a_stash_sets_the_changes_aside_and_a_pop_brings_them_back() {
+        let vcs = |list: &[Vcs]| {
+            let mut o = VcsOps::default();
+            for &op in list {
+                assert!(o.push(op));
+            }
+            Edit::Vcs(o)
+        };
+        let mut f = Files::default();
+        let edited = f.apply(replace("a.py", "x", "y"));
+        let clean = f.apply(vcs(&[Vcs::Stash]));
+        assert_ne!(clean, edited);
+        assert_ne!(clean, 0);
+        assert_eq!(f.apply(vcs(&[Vcs::Unstash { drop: true }])), edited);
+        // Again: the same two states.
+        assert_eq!(f.apply(vcs(&[Vcs::Stash])), clean);
+        assert_eq!(f.apply(vcs(&[Vcs::Unstash { drop: false }])), edited);
+        // A pop onto a tree changed since the stash merges: a new state.
+        f.apply(vcs(&[Vcs::Stash]));
+        f.apply(replace("b.py", "1", "2"));
+        let merged = f.apply(vcs(&[Vcs::Unstash { drop: true }]));
+        assert!(![0, clean, edited].contains(&merged));
+        // Stash and pop in one line leave the files as they were.
+        let before = f.state();
+        assert_eq!(
+            f.apply(vcs(&[Vcs::Stash, Vcs::Unstash { drop: true }])),
+            before
+        );
+    }
+
+    #[test]
+    fn a_file_restored_from_the_commit_is_the_same_state_each_time() {
+        let restore = |p: &str| {
+            let mut o = VcsOps::default();
+            o.push(Vcs::Restore(path_hash(p)));
+            Edit::Vcs(o)
+        };
+        let mut f = Files::default();
+        f.apply(replace("a.py", "x", "y"));
+        let restored = f.apply(restore("a.py"));
+        f.apply(replace("a.py", "x", "z"));
+        assert_eq!(f.apply(restore("a.py")), restored);
+        // After the whole tree is put back, a restored file is as committed, as it was then.
+        let mut all = VcsOps::default();
+        all.push(Vcs::RestoreAll);
+        let clean = f.apply(Edit::Vcs(all));
+        f.apply(replace("a.py", "x", "w"));
+        assert_eq!(f.apply(restore("a.py")), clean);
+        // A commit moves what "as committed" is.
+        let mut commit = VcsOps::default();
+        commit.push(Vcs::Commit);
+        f.apply(Edit::Vcs(commit));
+        assert_ne!(f.apply(Edit::Vcs(all)), clean);
     }
 
     #[test]

@@ -540,12 +540,12 @@ impl AgentGuard {
         if !progress && version != 0 {
             key = xxh3_64_with_seed(&version.to_le_bytes(), key);
         }
-        // What a write does, where an editor's arguments say it (not a shell's command line).
-        // Ours: the peers' presets count every write as a new state.
-        let edit = if progress && !shell_tool && s.results_are_progress {
-            edits::read(args)
-        } else {
-            None
+        // What a write does, where an editor's arguments or version control's commands say
+        // it. Ours: the peers' presets count every write as a new state.
+        let edit = match () {
+            _ if !progress || !s.results_are_progress => None,
+            _ if shell_tool => effect.vcs.map(edits::Edit::Vcs),
+            _ => edits::read(args),
         };
         // One shell tool runs many programs, and one editor tool many commands: to the
         // per-tool rules each is a tool of its own.

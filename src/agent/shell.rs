@@ -21,6 +21,7 @@ mod lexer;
 use xxhash_rust::xxh3::xxh3_64;
 
 use self::lexer::split;
+use super::edits::{path_hash, Vcs, VcsOps};
 
 /// What a command line does: the program that does its work, whether it writes files, and
 /// whether it searches.
@@ -49,6 +50,10 @@ pub(crate) struct ShellEffect {
     /// The line is empty: it sends nothing (OpenHands waits for more output of a command
     /// still running this way).
     pub empty: bool,
+    /// What version control does to the working tree, when every write of the line is one
+    /// of its operations the guard follows (`git stash`, `git stash pop`, `git checkout --
+    /// F`): see `edits::Vcs`.
+    pub vcs: Option<VcsOps>,
 }
 
 /// A shell tool's call: the command line it runs and where.
@@ -216,6 +221,8 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     let (mut sleeps, mut works) = (false, false);
     // Whether every command that does work is a package manager's, and one installs.
     let (mut managers, mut installs) = (true, false);
+    // Version control's operations, and whether anything else writes.
+    let (mut vcs, mut other_writes) = (VcsOps::default(), false);
     for simple in split(command) {
         let words = program_words(&simple.words);
         let Some(program) = words.first() else {
@@ -223,7 +230,14 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
             continue;
         };
         let name = basename(program);
-        out.writes |= simple.writes_file || writes(name, &words[1..], &simple.stdin);
+        let writes = simple.writes_file || writes(name, &words[1..], &simple.stdin);
+        out.writes |= writes;
+        if writes {
+            let ops = (name == "git" && !simple.writes_file)
+                .then(|| git_ops(&words[1..]))
+                .flatten();
+            other_writes |= !ops.is_some_and(|ops| ops.iter().all(|&op| vcs.push(op)));
+        }
         // `cat <<EOF > f.py && python f.py`: the file is written by plumbing, the work is
         // done by what runs it.
         let plumbing = is_plumbing(name) || (simple.writes_file && matches!(name, "cat" | "tee"));
@@ -245,7 +259,77 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     out.installs = managers && installs;
     out.waits = sleeps && !works;
     out.empty = command.trim().is_empty();
+    out.vcs = (!vcs.is_empty() && !other_writes).then_some(vcs);
     out
+}
+
+/// What a `git` command that writes does to the working tree, when the guard follows it:
+/// stashes, restores of files or of the whole tree, commits. `None` for the rest (a branch
+/// switched, a partial stash, a restore from another commit): their effect is unknown.
+fn git_ops(args: &[String]) -> Option<Vec<Vcs>> {
+    let sub = git_subcommand(args);
+    let at = args.iter().position(|a| a == sub)?;
+    let rest = &args[at + 1..];
+    let words: Vec<&str> = rest
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let has = |flag: &str| rest.iter().any(|a| a == flag);
+    // The paths after `--` (all of them must be), or every word when there is no `--`.
+    let restore = |paths: &[String]| -> Option<Vec<Vcs>> {
+        if paths.is_empty() || paths.iter().any(|p| p.starts_with('-') || p.contains('*')) {
+            return None;
+        }
+        if paths.iter().any(|p| p == "." || p == "./" || p == ":/") {
+            return Some(vec![Vcs::RestoreAll]);
+        }
+        let path = |p: &String| path_hash(p.trim_start_matches("./"));
+        Some(paths.iter().map(|p| Vcs::Restore(path(p))).collect())
+    };
+    match sub {
+        "stash" => match words.first().copied() {
+            None | Some("push" | "save")
+                if !has("--") && !has("-p") && !has("--patch") && !has("--staged") =>
+            {
+                Some(vec![Vcs::Stash])
+            }
+            Some("pop") => Some(vec![Vcs::Unstash { drop: true }]),
+            Some("apply") => Some(vec![Vcs::Unstash { drop: false }]),
+            Some("drop") => Some(vec![Vcs::Drop]),
+            _ => None,
+        },
+        "checkout" => {
+            let dash = rest.iter().position(|a| a == "--")?;
+            // `git checkout -- F` or `git checkout HEAD -- F`: from the commit.
+            let before: Vec<&String> = rest[..dash]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            match before.as_slice() {
+                [] => restore(&rest[dash + 1..]),
+                [r] if r.as_str() == "HEAD" => restore(&rest[dash + 1..]),
+                _ => None,
+            }
+        }
+        "restore"
+            if !has("--staged")
+                && !has("-S")
+                && !rest.iter().any(|a| a.starts_with("--source") || a == "-s") =>
+        {
+            let paths: Vec<String> = rest
+                .iter()
+                .filter(|a| *a != "--" && *a != "--worktree" && *a != "-W")
+                .cloned()
+                .collect();
+            restore(&paths)
+        }
+        "reset" if has("--hard") && words.iter().all(|w| *w == "HEAD") => {
+            Some(vec![Vcs::RestoreAll])
+        }
+        "commit" => Some(vec![Vcs::Commit]),
+        _ => None,
+    }
 }
 
 /// The name of the program that does `command`'s work (as [`effect`] picks it: `cd src &&
@@ -495,6 +579,17 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
                 || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('i'))
         }),
         // Version control that changes the working tree or the history.
+        "git"
+            if git_subcommand(args) == "stash"
+                && args
+                    .iter()
+                    .skip_while(|a| *a != "stash")
+                    .skip(1)
+                    .find(|a| !a.starts_with('-'))
+                    .is_some_and(|a| matches!(a.as_str(), "list" | "show")) =>
+        {
+            false
+        }
         "git" => matches!(
             git_subcommand(args),
             "apply"
@@ -818,6 +913,57 @@ mod tests {
         assert_eq!(program("echo done"), h("echo"));
         assert_eq!(program(""), 0);
         assert_ne!(program("javac A.java"), program("mvn compile"));
+    }
+
+    #[test]
+    fn version_controls_reverts_are_read() {
+        let ops = |line: &str| effect(line).vcs;
+        let one = |op: Vcs| {
+            let mut o = VcsOps::default();
+            o.push(op);
+            Some(o)
+        };
+        assert_eq!(ops("git stash"), one(Vcs::Stash));
+        assert_eq!(ops("git stash push -m wip"), one(Vcs::Stash));
+        assert_eq!(ops("git stash pop"), one(Vcs::Unstash { drop: true }));
+        assert_eq!(ops("git stash apply"), one(Vcs::Unstash { drop: false }));
+        assert_eq!(
+            ops("git checkout -- src/a.py"),
+            one(Vcs::Restore(path_hash("src/a.py")))
+        );
+        assert_eq!(
+            ops("git restore ./src/a.py"),
+            one(Vcs::Restore(path_hash("src/a.py")))
+        );
+        assert_eq!(ops("git checkout HEAD -- ."), one(Vcs::RestoreAll));
+        assert_eq!(ops("git reset --hard"), one(Vcs::RestoreAll));
+        assert_eq!(
+            ops("cd /repo && git stash && git status --short").map(|o| o.is_empty()),
+            Some(false)
+        );
+        // Stash then pop in one line: both, in order.
+        let mut both = VcsOps::default();
+        both.push(Vcs::Stash);
+        both.push(Vcs::Unstash { drop: true });
+        assert_eq!(ops("git stash && npm test; git stash pop"), Some(both));
+        // Not followed: a branch switched, a partial stash, a restore from elsewhere, any
+        // other write beside; and reads are no writes at all.
+        for line in [
+            "git checkout main",
+            "git checkout -b fix",
+            "git stash push -- src/a.py",
+            "git restore --source=HEAD~2 a.py",
+            "git restore --staged a.py",
+            "git reset --soft HEAD~1",
+            "git stash && sed -i s/a/b/ x.py",
+            "git checkout -- 'src/*.py'",
+        ] {
+            assert_eq!(ops(line), None, "{line}");
+        }
+        for line in ["git stash list", "git stash show -p", "git status"] {
+            assert!(!effect(line).writes, "{line}");
+        }
+        assert!(effect("git stash").writes);
     }
 
     #[test]

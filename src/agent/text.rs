@@ -175,13 +175,14 @@ fn is_time_unit(w: &[u8]) -> bool {
 }
 
 /// The word before names a handle the environment gives out: a process id (`pid 4242`, `PID:
-/// 4242`, `process 4242`), a terminal, job, session or shell (`terminal 7`, `job 3`, `shell
-/// id: bash_2`), an `ID` (`Process launched with terminal ID 8`). It changes each time the
-/// agent starts something, whatever the agent does.
+/// 4242`, `process 4242`, Gemini CLI's `Process Group PGID: 40348`), a terminal, job, session
+/// or shell (`terminal 7`, `job 3`, `shell id: bash_2`), an `ID` (`Process launched with
+/// terminal ID 8`). It changes each time the agent starts something, whatever the agent does.
 fn names_handle(prev: &[u8]) -> bool {
     let p = strip_punct(prev);
     [
         &b"pid"[..],
+        b"pgid",
         b"process",
         b"id",
         b"terminal",
@@ -685,6 +686,10 @@ mod tests {
                 "Command running in background with ID: bash_2",
             ),
             ("[1] job 3 started", "[1] job 4 started"),
+            (
+                "Exit Code: 0\nProcess Group PGID: 40348",
+                "Exit Code: 0\nProcess Group PGID: 40512",
+            ),
         ] {
             assert_eq!(fp(a), fp(b), "{a:?} vs {b:?}");
         }
