@@ -301,6 +301,13 @@ fn second_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The third set written blind, measured as it came after the second set's rules and then
+/// fixed: no healthy session warned, every loop warned from its start on.
+#[test]
+fn third_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops("coding-agent-heldout-3.jsonl", &[]);
+}
+
 fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
     let path = data(name);
     let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
