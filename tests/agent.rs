@@ -2230,3 +2230,26 @@ fn stashing_and_popping_round_after_round_is_a_cycle() {
     acts.extend(step(&mut g, shell, test, &pass(), None));
     assert!(acts.iter().all(|a| *a == Action::Continue), "{acts:?}");
 }
+
+/// The state of the files is held in bounded memory however many files are edited and
+/// however many stashes are made: 64 files, 4 stashes.
+#[test]
+fn the_files_state_is_bounded() {
+    let mut g = guard();
+    for i in 0..2_000u32 {
+        let edit = format!(r#"{{"file_path":"src/f{i}.py","old_string":"a","new_string":"b{i}"}}"#);
+        step(&mut g, "Edit", &edit, "The file has been updated.", None);
+        step(
+            &mut g,
+            "bash",
+            r#"{"command":"git stash"}"#,
+            "Saved working directory",
+            None,
+        );
+        if i == 100 {
+            let at_100 = g.memory_usage();
+            assert!(at_100 < 1 << 20, "{at_100}");
+        }
+    }
+    assert!(g.memory_usage() < 1 << 20, "{}", g.memory_usage());
+}

@@ -136,6 +136,11 @@ impl Default for Files {
 }
 
 impl Files {
+    /// Bytes held on the heap: the stashes (at most `STASHES`).
+    pub(crate) fn heap_usage(&self) -> usize {
+        self.stashes.capacity() * std::mem::size_of::<Stashed>()
+    }
+
     /// The state of the files: 0 before any write.
     pub(crate) fn state(&self) -> u64 {
         self.sum
@@ -333,8 +338,28 @@ pub(crate) fn read(args: &[u8]) -> Option<Edit> {
             alias = "file"
         )]
         path: Option<Cow<'a, str>>,
-        #[serde(flatten, borrow)]
-        pair: Pair<'a>,
+        // The pair's members, spelt out rather than flattened: a flattened struct makes serde
+        // buffer every member of the object first.
+        #[serde(
+            borrow,
+            alias = "old_string",
+            alias = "oldString",
+            alias = "oldText",
+            alias = "old_text",
+            alias = "old_str_1",
+            alias = "search"
+        )]
+        old_str: Option<Cow<'a, str>>,
+        #[serde(
+            borrow,
+            alias = "new_string",
+            alias = "newString",
+            alias = "newText",
+            alias = "new_text",
+            alias = "new_str_1",
+            alias = "replace"
+        )]
+        new_str: Option<Cow<'a, str>>,
         #[serde(borrow, default)]
         edits: Vec<Pair<'a>>,
         #[serde(borrow)]
@@ -354,8 +379,10 @@ pub(crate) fn read(args: &[u8]) -> Option<Edit> {
         id = text_hash(id, old).rotate_left(17) ^ text_hash(id, new);
         any = true;
     };
-    for p in std::iter::once(&a.pair).chain(&a.edits) {
-        if let (Some(old), Some(new)) = (&p.old_str, &p.new_str) {
+    let pairs = std::iter::once((&a.old_str, &a.new_str))
+        .chain(a.edits.iter().map(|p| (&p.old_str, &p.new_str)));
+    for pair in pairs {
+        if let (Some(old), Some(new)) = pair {
             add(old, new);
         }
     }

@@ -392,6 +392,7 @@ impl AgentGuard {
                 .map_or(0, StreamGuard::memory_usage)
             + self.chant.memory_usage()
             + self.memory.len() * std::mem::size_of::<(u8, u64, u32)>()
+            + self.files.heap_usage()
     }
 
     /// The loops this guard reported (and those it was given), as at most
