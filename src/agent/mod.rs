@@ -77,6 +77,9 @@ use crate::{Action, StreamGuard};
 /// Handles given out by answers that are held at once (see [`AgentGuard::remember_handle`]).
 const HANDLES: usize = 8;
 
+/// The longest answer that can be no more than a job's launch (see `CallRec::launched`).
+const LAUNCH_LEN: usize = 256;
+
 /// The longest cycle the guard can track.
 const MAX_CYCLE: usize = 8;
 
@@ -155,6 +158,9 @@ struct CallRec {
     install: bool,
     /// It checks the project (see `ShellEffect::checks`).
     check: bool,
+    /// Its answer was brief and handed back a handle (`Command running in background with ID:
+    /// bash_1`): a job started, whose verdict is still to come.
+    launched: bool,
     /// It is a search that printed nothing: its result is "nothing found", the same for every
     /// search of its program, whatever markup or exit status came with it.
     nothing_found: bool,
@@ -621,6 +627,7 @@ impl AgentGuard {
             search: effect.searches,
             install: effect.installs,
             check: effect.checks,
+            launched: false,
             nothing_found: false,
             denies: false,
             running: false,
@@ -749,7 +756,12 @@ impl AgentGuard {
             self.failure_epoch = step;
         }
         if s.results_are_progress {
-            text::handles_in(output.unwrap_or_default(), |h| self.remember_handle(h));
+            let mut handed = false;
+            text::handles_in(output.unwrap_or_default(), |h| {
+                handed = true;
+                self.remember_handle(h);
+            });
+            self.calls[me].launched = handed && out_len <= LAUNCH_LEN;
         }
         if let Some(to) = self.cd.take().filter(|_| err_fp.is_none()) {
             self.cwd = to;

@@ -245,7 +245,9 @@ impl AgentGuard {
     /// whatever it installed, `found 0 vulnerabilities` included); not a check of the project
     /// that passed (`cargo check` answering `Finished` after each edit, `pytest` answering `2
     /// passed` for each test file): passing checks answer alike by design, and each says its
-    /// edit or its target is right. A script of the agent's own answering alike after each edit
+    /// edit or its target is right, unless the answer only hands back the handle of the check
+    /// started in the background (Windsurf's `Background command ID: …`), which says nothing
+    /// of its verdict. A script of the agent's own answering alike after each edit
     /// says the edits change nothing, and an editor answering different edits with the same
     /// refusal (`Usage: edit …`, a linter's error), where the harness flags no failure, did
     /// nothing.
@@ -254,7 +256,8 @@ impl AgentGuard {
         if s.same_result.is_off()
             || c.outcome.is_none()
             || (c.result_len < s.same_result_min_len as usize && !c.nothing_found)
-            || (s.results_are_progress && (c.check || (c.wrote && (c.install || !c.denies))))
+            || (s.results_are_progress
+                && ((c.check && !c.launched) || (c.wrote && (c.install || !c.denies))))
         {
             return;
         }

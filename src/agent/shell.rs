@@ -68,8 +68,9 @@ pub(crate) struct ShellCall {
     pub plain: bool,
 }
 
-/// Reads a shell tool's arguments: the `command` (or `cmd`, `script`, `commands`) member of a
-/// JSON object, a JSON string, or the arguments themselves when they are not JSON. An array
+/// Reads a shell tool's arguments: the `command` (or `cmd`, Windsurf's `CommandLine`, `script`,
+/// `commands`) member of a JSON object, a JSON string, or the arguments themselves when they
+/// are not JSON. An array
 /// under `command` or `cmd` is an argv, as Codex sends it (`["bash", "-lc", "pytest -q"]`
 /// runs the script, `["ls", "-la"]` one program); under `script` or `commands` it is a list
 /// of command lines.
@@ -82,11 +83,18 @@ pub(crate) fn call_of(args: &[u8]) -> ShellCall {
     }
     #[derive(serde::Deserialize)]
     struct Args {
+        // Windsurf's `run_command` sends `CommandLine` and `Cwd`.
+        #[serde(alias = "CommandLine", alias = "command_line", alias = "commandLine")]
         command: Option<Line>,
         cmd: Option<Line>,
         script: Option<Line>,
         commands: Option<Line>,
-        #[serde(alias = "cwd", alias = "directory", alias = "working_directory")]
+        #[serde(
+            alias = "cwd",
+            alias = "Cwd",
+            alias = "directory",
+            alias = "working_directory"
+        )]
         workdir: Option<String>,
         #[serde(flatten)]
         rest: std::collections::HashMap<String, serde::de::IgnoredAny>,
@@ -151,7 +159,12 @@ pub(crate) fn sends_command_line(args: &[u8]) -> bool {
     }
     #[derive(serde::Deserialize)]
     struct Args {
-        #[serde(alias = "cmd")]
+        #[serde(
+            alias = "cmd",
+            alias = "CommandLine",
+            alias = "command_line",
+            alias = "commandLine"
+        )]
         command: Option<Line>,
         #[serde(
             alias = "file_path",
@@ -164,7 +177,13 @@ pub(crate) fn sends_command_line(args: &[u8]) -> bool {
         path: Option<serde::de::IgnoredAny>,
     }
     let finder = |key: &[u8]| memchr::memmem::find(args, key).is_some();
-    if !finder(b"\"command\"") && !finder(b"\"cmd\"") {
+    let keys: [&[u8]; 4] = [
+        b"\"command\"",
+        b"\"cmd\"",
+        b"ommandLine\"",
+        b"\"command_line\"",
+    ];
+    if !keys.iter().any(|k| finder(k)) {
         return false;
     }
     match serde_json::from_slice::<Args>(args) {
@@ -1021,5 +1040,12 @@ mod tests {
         assert_eq!(of(r#"{"command":[]}"#).program, 0);
         // `script` and `commands` arrays are command lines.
         assert!(of(r#"{"commands":["cd src","sed -i s/a/b/ f.py"]}"#).writes);
+        // Windsurf's `run_command` names its line `CommandLine` and its directory `Cwd`.
+        let windsurf = call_of(
+            br#"{"CommandLine":"cargo build 2>&1 | tail -30","Cwd":"/r","Blocking":false}"#,
+        );
+        assert_eq!(windsurf.line, "cargo build 2>&1 | tail -30");
+        assert_eq!(windsurf.dir.as_deref(), Some("/r"));
+        assert!(sends_command_line(br#"{"CommandLine":"make","Cwd":"/r"}"#));
     }
 }
