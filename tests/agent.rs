@@ -2253,3 +2253,32 @@ fn the_files_state_is_bounded() {
     }
     assert!(g.memory_usage() < 1 << 20, "{}", g.memory_usage());
 }
+
+/// A check started in the background answers with the handle of its job (Windsurf's
+/// `Background command ID: …`), not with its verdict: rebuilt after each edit and answered
+/// alike, it confirms nothing, and the same answer to the same build is the same result.
+#[test]
+fn a_check_launched_in_the_background_is_no_passing_check() {
+    let mut g = guard();
+    let mut warned = None;
+    for i in 0..4 {
+        let edit = format!(
+            r#"{{"TargetFile":"/r/src/ledger.rs","Instruction":"note {i}","ReplacementChunks":[{{"TargetContent":"// a{i}","ReplacementContent":"// a{}"}}]}}"#,
+            i + 1
+        );
+        step(
+            &mut g,
+            "replace_file_content",
+            &edit,
+            "The following changes were made",
+            None,
+        );
+        let build = r#"{"CommandLine":"cargo build 2>&1 | tail -30","Cwd":"/r","Blocking":false}"#;
+        let id = format!("Background command ID: 3c1f0e2a-77b1-4b9e-9d0a-5f2e1c8a0b1{i}");
+        let acts = step(&mut g, "run_command", build, &id, None);
+        if warned.is_none() && acts.contains(&Action::Warn) {
+            warned = Some(i);
+        }
+    }
+    assert_eq!(warned, Some(2));
+}

@@ -308,6 +308,17 @@ fn third_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops("coding-agent-heldout-3.jsonl", &[]);
 }
 
+/// The fourth set written blind (long sessions of eight agents, short ones of others, MCP
+/// tools among them), measured as it came: the one loop missed is Roo Code asking the user the
+/// same confirmation reworded eleven times, a conversation with a tool that is a person.
+#[test]
+fn fourth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-4.jsonl",
+        &["blind4/roo-code-migration-confirm-loop"],
+    );
+}
+
 fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
     let path = data(name);
     let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
