@@ -304,29 +304,6 @@ pub(crate) fn path_hash(path: &str) -> u64 {
 /// anything else: its effect is unknown.
 pub(crate) fn read(args: &[u8]) -> Option<Edit> {
     #[derive(serde::Deserialize)]
-    struct Pair<'a> {
-        #[serde(
-            borrow,
-            alias = "old_string",
-            alias = "oldString",
-            alias = "oldText",
-            alias = "old_text",
-            alias = "old_str_1",
-            alias = "search"
-        )]
-        old_str: Option<Cow<'a, str>>,
-        #[serde(
-            borrow,
-            alias = "new_string",
-            alias = "newString",
-            alias = "newText",
-            alias = "new_text",
-            alias = "new_str_1",
-            alias = "replace"
-        )]
-        new_str: Option<Cow<'a, str>>,
-    }
-    #[derive(serde::Deserialize)]
     struct Args<'a> {
         #[serde(
             borrow,
@@ -360,8 +337,9 @@ pub(crate) fn read(args: &[u8]) -> Option<Edit> {
             alias = "replace"
         )]
         new_str: Option<Cow<'a, str>>,
+        // MultiEdit's list: each item a pair (read with the same names).
         #[serde(borrow, default)]
-        edits: Vec<Pair<'a>>,
+        edits: Vec<Args<'a>>,
         #[serde(borrow)]
         diff: Option<Cow<'a, str>>,
         #[serde(borrow, alias = "content", alias = "contents")]

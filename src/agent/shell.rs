@@ -68,19 +68,20 @@ pub(crate) struct ShellCall {
     pub plain: bool,
 }
 
+/// A command line as a tool sends it: a string, or a list of words (an argv) or of lines.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Line {
+    One(String),
+    Many(Vec<String>),
+}
+
 /// Reads a shell tool's arguments: the `command` (or `cmd`, Windsurf's `CommandLine`, `script`,
 /// `commands`) member of a JSON object, a JSON string, or the arguments themselves when they
-/// are not JSON. An array
-/// under `command` or `cmd` is an argv, as Codex sends it (`["bash", "-lc", "pytest -q"]`
-/// runs the script, `["ls", "-la"]` one program); under `script` or `commands` it is a list
-/// of command lines.
+/// are not JSON. An array under `command` or `cmd` is an argv, as Codex sends it (`["bash",
+/// "-lc", "pytest -q"]` runs the script, `["ls", "-la"]` one program); under `script` or
+/// `commands` it is a list of command lines.
 pub(crate) fn call_of(args: &[u8]) -> ShellCall {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Line {
-        One(String),
-        Many(Vec<String>),
-    }
     #[derive(serde::Deserialize)]
     struct Args {
         // Windsurf's `run_command` sends `CommandLine` and `Cwd`.
@@ -151,12 +152,6 @@ pub(crate) fn call_of(args: &[u8]) -> ShellCall {
 /// shells as they like (`run_in_terminal`, `launch-process`, `builtin_run_terminal_command`,
 /// `developer__shell`): the arguments say what the tool does.
 pub(crate) fn sends_command_line(args: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    #[serde(untagged)]
-    enum Line {
-        One(String),
-        Many(Vec<String>),
-    }
     #[derive(serde::Deserialize)]
     struct Args {
         #[serde(
