@@ -2282,3 +2282,59 @@ fn a_check_launched_in_the_background_is_no_passing_check() {
     }
     assert_eq!(warned, Some(2));
 }
+
+/// A file written whole from a here-document (`cat > F <<'EOF'`, how agents with one shell
+/// tool write files) is a known state of F: an agent that writes version A, then B, then A
+/// again is back where it was, and the test it reruns there answers as it did there. Each
+/// new version, on the other hand, is a new state.
+#[test]
+fn a_file_written_back_through_a_heredoc_is_the_state_it_was() {
+    let write = |body: &str| {
+        serde_json::json!({"command": format!("cat > /testbed/src/slug.py <<'EOF'\n{body}\nEOF")})
+            .to_string()
+    };
+    let test = r#"{"command":"cd /testbed && python -m pytest tests/test_slug.py -q"}"#;
+    let a = "def slug(s):\n    return s.lower()";
+    let b = "def slug(s):\n    return s.lower().replace(' ', '-')";
+    // Each version fails in its own words.
+    const WORDS: [&str; 6] = ["accents", "spaces", "dashes", "unicode", "casing", "digits"];
+    let failed = |n: usize| {
+        let w = WORDS[n];
+        format!("<returncode>1</returncode>\n<output>\nFAILED tests/test_slug.py::test_{w} - AssertionError: {w} kept\n1 failed in 0.05s\n</output>")
+    };
+    let passed = "<returncode>0</returncode>\n<output>\n4 passed in 0.05s\n</output>";
+    let run = |versions: &[&str]| {
+        let mut g = guard();
+        let mut first = None;
+        for (i, v) in versions.iter().enumerate() {
+            let mut acts = step(
+                &mut g,
+                "bash",
+                &write(v),
+                "<returncode>0</returncode>\n<output>\n</output>",
+                None,
+            )
+            .to_vec();
+            // The failure says which version ran.
+            // Version A passes; every other fails in its own words.
+            let k = versions.iter().position(|w| w == v).unwrap();
+            acts.extend(if *v == a {
+                step(&mut g, "bash", test, &passed, None)
+            } else {
+                step(&mut g, "bash", test, &failed(k), Some("returncode 1"))
+            });
+            if first.is_none() && acts.iter().any(|a| *a != Action::Continue) {
+                first = Some(i);
+            }
+        }
+        first
+    };
+    // A, B, A, B, A: A passes, B fails, and each write of A reruns the test where it ran
+    // before: the same four calls, a cycle, warned at the third write of A (a count of
+    // writes sees it a round later).
+    assert_eq!(run(&[a, b, a, b, a, b]), Some(4));
+    // Six different versions: no warning.
+    let versions: Vec<String> = (0..6).map(|k| format!("{a}  # try {k}")).collect();
+    let refs: Vec<&str> = versions.iter().map(String::as_str).collect();
+    assert_eq!(run(&refs), None);
+}

@@ -7,7 +7,9 @@
 //! of the edits applied: an edit that names the text it replaces (`old_str` → `new_str`, a
 //! SEARCH/REPLACE block) adds `h(old) ^ h(new)` to its file's state, and its revert adds the
 //! same again, which cancels; a whole-file write sets the file's state to the hash of what it
-//! wrote. Version control's own reverts are read from a shell's command line: `git stash` sets
+//! wrote. A shell's command line says it too when it writes a file whole from a here-document
+//! (`cat > F <<'EOF'`) or deletes one (`rm F`). Version control's own reverts are read from a
+//! shell's command line: `git stash` sets
 //! the files aside and `git stash pop` brings back the state they were set aside in; `git
 //! checkout -- F` and `git restore F` put F back as committed, `git checkout .` and `git reset
 //! --hard` everything. A write whose effect the arguments do not say (any other command, a
@@ -42,13 +44,13 @@ pub(crate) enum Edit {
     /// A file written whole: the hash of its content.
     Whole { path: u64, content: u64 },
     /// Version control's operations on the working tree, in the order the command line runs
-    /// them (see [`Vcs`]).
-    Vcs(VcsOps),
+    /// them (see [`TreeOp`]).
+    Tree(TreeOps),
 }
 
 /// What `git` does to the working tree.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Vcs {
+pub(crate) enum TreeOp {
     /// `git stash` (`push`, `save`): the changes set aside, the tree as committed.
     Stash,
     /// `git stash pop` (`drop: true`) or `apply`: the changes set aside brought back.
@@ -61,20 +63,35 @@ pub(crate) enum Vcs {
     RestoreAll,
     /// `git commit`: the files unchanged, but what "as committed" means moves on.
     Commit,
+    /// A file written whole by a shell (`cat > F <<'EOF'`): its path's and content's hashes,
+    /// as an editor's whole write has them (see [`whole`]).
+    Write { path: u64, content: u64 },
+    /// `rm F`: the file gone.
+    Delete(u64),
 }
 
-/// Up to [`VCS_OPS`] operations of one command line.
+/// The operation of a file written whole with `content`, hashed as [`read`] hashes an
+/// editor's: the same text written either way is the same state.
+pub(crate) fn whole(path: &str, content: &str) -> TreeOp {
+    let path = path_hash(path);
+    TreeOp::Write {
+        path,
+        content: text_hash(path, content) | 1,
+    }
+}
+
+/// Up to [`TREE_OPS`] operations of one command line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct VcsOps {
-    ops: [Option<Vcs>; VCS_OPS],
+pub(crate) struct TreeOps {
+    ops: [Option<TreeOp>; TREE_OPS],
 }
 
 /// Operations one command line is read for; a line with more has an unknown effect.
-pub(crate) const VCS_OPS: usize = 4;
+pub(crate) const TREE_OPS: usize = 4;
 
-impl VcsOps {
-    /// Adds `op`; `false` when the line holds more than [`VCS_OPS`].
-    pub(crate) fn push(&mut self, op: Vcs) -> bool {
+impl TreeOps {
+    /// Adds `op`; `false` when the line holds more than [`TREE_OPS`].
+    pub(crate) fn push(&mut self, op: TreeOp) -> bool {
         match self.ops.iter_mut().find(|o| o.is_none()) {
             Some(slot) => {
                 *slot = Some(op);
@@ -153,9 +170,9 @@ impl Files {
     pub(crate) fn apply(&mut self, edit: Edit) -> u64 {
         let path = match edit {
             Edit::Replace { path, .. } | Edit::Whole { path, .. } => path,
-            Edit::Vcs(ops) => {
+            Edit::Tree(ops) => {
                 for op in ops.ops.into_iter().flatten() {
-                    self.vcs(op);
+                    self.tree_op(op);
                 }
                 return self.sum;
             }
@@ -176,7 +193,7 @@ impl Files {
                 h.last = 0;
                 content
             }
-            Edit::Vcs(_) => old,
+            Edit::Tree(_) => old,
         };
         h.state = new;
         self.sum ^= contribution(path, old) ^ contribution(path, new);
@@ -193,9 +210,9 @@ impl Files {
         self.sum
     }
 
-    fn vcs(&mut self, op: Vcs) {
+    fn tree_op(&mut self, op: TreeOp) {
         match op {
-            Vcs::Stash => {
+            TreeOp::Stash => {
                 if self.stashes.len() == STASHES {
                     self.stashes.remove(0);
                 }
@@ -209,7 +226,7 @@ impl Files {
                     clean,
                 });
             }
-            Vcs::Unstash { drop } => match self.stashes.last().copied() {
+            TreeOp::Unstash { drop } => match self.stashes.last().copied() {
                 // Onto the tree the stash left: back where it was set aside.
                 Some(s) if s.clean == self.sum => {
                     (self.held, self.len, self.sum, self.base_clean) =
@@ -225,12 +242,12 @@ impl Files {
                     self.apply_unknown();
                 }
             },
-            Vcs::Drop => {
+            TreeOp::Drop => {
                 self.stashes.pop();
             }
             // Back to 0, the state it had at the base, when the base is the commit; otherwise
             // a state of its own.
-            Vcs::Restore(path) => {
+            TreeOp::Restore(path) => {
                 let content = if self.base_clean {
                     0
                 } else {
@@ -238,10 +255,17 @@ impl Files {
                 };
                 self.apply(Edit::Whole { path, content });
             }
-            Vcs::RestoreAll => {
+            TreeOp::RestoreAll => {
                 self.clean();
             }
-            Vcs::Commit => {
+            TreeOp::Write { path, content } => {
+                self.apply(Edit::Whole { path, content });
+            }
+            TreeOp::Delete(path) => {
+                let content = xxh3_64_with_seed(&path.to_le_bytes(), DELETED_SEED) | 1;
+                self.apply(Edit::Whole { path, content });
+            }
+            TreeOp::Commit => {
                 self.commits += 1;
                 self.base_clean = false;
                 self.apply_unknown();
@@ -277,6 +301,8 @@ impl Files {
 const UNKNOWN_SEED: u64 = 0x5eed_0f0d_df11_e500;
 /// The tree as committed (see [`Files::clean`]).
 const CLEAN_SEED: u64 = 0xc1ea_0c0f_fee0_0001;
+/// A file deleted.
+const DELETED_SEED: u64 = 0xde1e_7ed0_f11e_0002;
 
 /// A file's share of the sum: none while it is as it was before the session.
 fn contribution(path: u64, state: u64) -> u64 {
@@ -456,31 +482,31 @@ mod tests {
 
     #[test]
     fn a_stash_sets_the_changes_aside_and_a_pop_brings_them_back() {
-        let vcs = |list: &[Vcs]| {
-            let mut o = VcsOps::default();
+        let vcs = |list: &[TreeOp]| {
+            let mut o = TreeOps::default();
             for &op in list {
                 assert!(o.push(op));
             }
-            Edit::Vcs(o)
+            Edit::Tree(o)
         };
         let mut f = Files::default();
         let edited = f.apply(replace("a.py", "x", "y"));
-        let clean = f.apply(vcs(&[Vcs::Stash]));
+        let clean = f.apply(vcs(&[TreeOp::Stash]));
         assert_ne!(clean, edited);
         assert_ne!(clean, 0);
-        assert_eq!(f.apply(vcs(&[Vcs::Unstash { drop: true }])), edited);
+        assert_eq!(f.apply(vcs(&[TreeOp::Unstash { drop: true }])), edited);
         // Again: the same two states.
-        assert_eq!(f.apply(vcs(&[Vcs::Stash])), clean);
-        assert_eq!(f.apply(vcs(&[Vcs::Unstash { drop: false }])), edited);
+        assert_eq!(f.apply(vcs(&[TreeOp::Stash])), clean);
+        assert_eq!(f.apply(vcs(&[TreeOp::Unstash { drop: false }])), edited);
         // A pop onto a tree changed since the stash merges: a new state.
-        f.apply(vcs(&[Vcs::Stash]));
+        f.apply(vcs(&[TreeOp::Stash]));
         f.apply(replace("b.py", "1", "2"));
-        let merged = f.apply(vcs(&[Vcs::Unstash { drop: true }]));
+        let merged = f.apply(vcs(&[TreeOp::Unstash { drop: true }]));
         assert!(![0, clean, edited].contains(&merged));
         // Stash and pop in one line leave the files as they were.
         let before = f.state();
         assert_eq!(
-            f.apply(vcs(&[Vcs::Stash, Vcs::Unstash { drop: true }])),
+            f.apply(vcs(&[TreeOp::Stash, TreeOp::Unstash { drop: true }])),
             before
         );
     }
@@ -488,9 +514,9 @@ mod tests {
     #[test]
     fn a_file_restored_from_the_commit_is_the_same_state_each_time() {
         let restore = |p: &str| {
-            let mut o = VcsOps::default();
-            o.push(Vcs::Restore(path_hash(p)));
-            Edit::Vcs(o)
+            let mut o = TreeOps::default();
+            o.push(TreeOp::Restore(path_hash(p)));
+            Edit::Tree(o)
         };
         let mut f = Files::default();
         f.apply(replace("a.py", "x", "y"));
@@ -498,16 +524,16 @@ mod tests {
         f.apply(replace("a.py", "x", "z"));
         assert_eq!(f.apply(restore("a.py")), restored);
         // After the whole tree is put back, a restored file is as committed, as it was then.
-        let mut all = VcsOps::default();
-        all.push(Vcs::RestoreAll);
-        let clean = f.apply(Edit::Vcs(all));
+        let mut all = TreeOps::default();
+        all.push(TreeOp::RestoreAll);
+        let clean = f.apply(Edit::Tree(all));
         f.apply(replace("a.py", "x", "w"));
         assert_eq!(f.apply(restore("a.py")), clean);
         // A commit moves what "as committed" is.
-        let mut commit = VcsOps::default();
-        commit.push(Vcs::Commit);
-        f.apply(Edit::Vcs(commit));
-        assert_ne!(f.apply(Edit::Vcs(all)), clean);
+        let mut commit = TreeOps::default();
+        commit.push(TreeOp::Commit);
+        f.apply(Edit::Tree(commit));
+        assert_ne!(f.apply(Edit::Tree(all)), clean);
     }
 
     #[test]

@@ -551,7 +551,7 @@ impl AgentGuard {
         // it. Ours: the peers' presets count every write as a new state.
         let edit = match () {
             _ if !progress || !s.results_are_progress => None,
-            _ if shell_tool => effect.vcs.map(edits::Edit::Vcs),
+            _ if shell_tool => effect.tree.map(edits::Edit::Tree),
             _ => edits::read(args),
         };
         // One shell tool runs many programs, and one editor tool many commands: to the

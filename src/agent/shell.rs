@@ -21,7 +21,7 @@ mod lexer;
 use xxhash_rust::xxh3::xxh3_64;
 
 use self::lexer::split;
-use super::edits::{path_hash, Vcs, VcsOps};
+use super::edits::{path_hash, whole, TreeOp, TreeOps};
 
 /// What a command line does: the program that does its work, whether it writes files, and
 /// whether it searches.
@@ -50,10 +50,10 @@ pub(crate) struct ShellEffect {
     /// The line is empty: it sends nothing (OpenHands waits for more output of a command
     /// still running this way).
     pub empty: bool,
-    /// What version control does to the working tree, when every write of the line is one
-    /// of its operations the guard follows (`git stash`, `git stash pop`, `git checkout --
-    /// F`): see `edits::Vcs`.
-    pub vcs: Option<VcsOps>,
+    /// What the line does to the working tree, when every write of it is one the guard
+    /// follows: a file written whole from a here-document, a file deleted, version control's
+    /// stashes and restores (see `edits::TreeOp`).
+    pub tree: Option<TreeOps>,
 }
 
 /// A shell tool's call: the command line it runs and where.
@@ -235,22 +235,24 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     let (mut sleeps, mut works) = (false, false);
     // Whether every command that does work is a package manager's, and one installs.
     let (mut managers, mut installs) = (true, false);
-    // Version control's operations, and whether anything else writes.
-    let (mut vcs, mut other_writes) = (VcsOps::default(), false);
+    // What the writes do to the tree, and whether one does something not followed.
+    let (mut tree, mut other_writes) = (TreeOps::default(), false);
     for simple in split(command) {
         let words = program_words(&simple.words);
         let Some(program) = words.first() else {
             out.writes |= simple.writes_file;
+            other_writes |= simple.writes_file;
             continue;
         };
         let name = basename(program);
         let writes = simple.writes_file || writes(name, &words[1..], &simple.stdin);
         out.writes |= writes;
         if writes {
-            let ops = (name == "git" && !simple.writes_file)
-                .then(|| git_ops(&words[1..]))
-                .flatten();
-            other_writes |= !ops.is_some_and(|ops| ops.iter().all(|&op| vcs.push(op)));
+            let ops = match name {
+                "git" if !simple.writes_file => git_ops(&words[1..]),
+                _ => file_ops(name, &words[1..], &simple),
+            };
+            other_writes |= !ops.is_some_and(|ops| ops.iter().all(|&op| tree.push(op)));
         }
         // `cat <<EOF > f.py && python f.py`: the file is written by plumbing, the work is
         // done by what runs it.
@@ -273,14 +275,49 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
     out.installs = managers && installs;
     out.waits = sleeps && !works;
     out.empty = command.trim().is_empty();
-    out.vcs = (!vcs.is_empty() && !other_writes).then_some(vcs);
+    out.tree = (!tree.is_empty() && !other_writes).then_some(tree);
     out
+}
+
+/// What a command that writes files does to them, when the guard follows it: `cat` writing
+/// its here-document whole into one file (`cat > F <<'EOF'`), `rm` of files (not of
+/// directories, not of a glob).
+fn file_ops(name: &str, args: &[String], simple: &lexer::Simple) -> Option<Vec<TreeOp>> {
+    match name {
+        "cat"
+            if args.iter().all(|a| a == "-")
+                && !simple.stdin.is_empty()
+                && !simple.other_outputs =>
+        {
+            match simple.outputs.as_slice() {
+                [(path, false)] => Some(vec![whole(path.trim_start_matches("./"), &simple.stdin)]),
+                _ => None,
+            }
+        }
+        "rm" if !simple.writes_file => {
+            let recursive = args.iter().any(|a| {
+                a == "--recursive"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains(['r', 'R']))
+            });
+            let paths: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+            if recursive || paths.is_empty() || paths.iter().any(|p| p.contains(['*', '?', '['])) {
+                return None;
+            }
+            Some(
+                paths
+                    .iter()
+                    .map(|p| TreeOp::Delete(path_hash(p.trim_start_matches("./"))))
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
 }
 
 /// What a `git` command that writes does to the working tree, when the guard follows it:
 /// stashes, restores of files or of the whole tree, commits. `None` for the rest (a branch
 /// switched, a partial stash, a restore from another commit): their effect is unknown.
-fn git_ops(args: &[String]) -> Option<Vec<Vcs>> {
+fn git_ops(args: &[String]) -> Option<Vec<TreeOp>> {
     let sub = git_subcommand(args);
     let at = args.iter().position(|a| a == sub)?;
     let rest = &args[at + 1..];
@@ -291,26 +328,26 @@ fn git_ops(args: &[String]) -> Option<Vec<Vcs>> {
         .collect();
     let has = |flag: &str| rest.iter().any(|a| a == flag);
     // The paths after `--` (all of them must be), or every word when there is no `--`.
-    let restore = |paths: &[String]| -> Option<Vec<Vcs>> {
+    let restore = |paths: &[String]| -> Option<Vec<TreeOp>> {
         if paths.is_empty() || paths.iter().any(|p| p.starts_with('-') || p.contains('*')) {
             return None;
         }
         if paths.iter().any(|p| p == "." || p == "./" || p == ":/") {
-            return Some(vec![Vcs::RestoreAll]);
+            return Some(vec![TreeOp::RestoreAll]);
         }
         let path = |p: &String| path_hash(p.trim_start_matches("./"));
-        Some(paths.iter().map(|p| Vcs::Restore(path(p))).collect())
+        Some(paths.iter().map(|p| TreeOp::Restore(path(p))).collect())
     };
     match sub {
         "stash" => match words.first().copied() {
             None | Some("push" | "save")
                 if !has("--") && !has("-p") && !has("--patch") && !has("--staged") =>
             {
-                Some(vec![Vcs::Stash])
+                Some(vec![TreeOp::Stash])
             }
-            Some("pop") => Some(vec![Vcs::Unstash { drop: true }]),
-            Some("apply") => Some(vec![Vcs::Unstash { drop: false }]),
-            Some("drop") => Some(vec![Vcs::Drop]),
+            Some("pop") => Some(vec![TreeOp::Unstash { drop: true }]),
+            Some("apply") => Some(vec![TreeOp::Unstash { drop: false }]),
+            Some("drop") => Some(vec![TreeOp::Drop]),
             _ => None,
         },
         "checkout" => {
@@ -339,9 +376,9 @@ fn git_ops(args: &[String]) -> Option<Vec<Vcs>> {
             restore(&paths)
         }
         "reset" if has("--hard") && words.iter().all(|w| *w == "HEAD") => {
-            Some(vec![Vcs::RestoreAll])
+            Some(vec![TreeOp::RestoreAll])
         }
-        "commit" => Some(vec![Vcs::Commit]),
+        "commit" => Some(vec![TreeOp::Commit]),
         _ => None,
     }
 }
@@ -930,35 +967,35 @@ mod tests {
     }
 
     #[test]
-    fn version_controls_reverts_are_read() {
-        let ops = |line: &str| effect(line).vcs;
-        let one = |op: Vcs| {
-            let mut o = VcsOps::default();
+    fn what_a_line_does_to_the_tree_is_read() {
+        let ops = |line: &str| effect(line).tree;
+        let one = |op: TreeOp| {
+            let mut o = TreeOps::default();
             o.push(op);
             Some(o)
         };
-        assert_eq!(ops("git stash"), one(Vcs::Stash));
-        assert_eq!(ops("git stash push -m wip"), one(Vcs::Stash));
-        assert_eq!(ops("git stash pop"), one(Vcs::Unstash { drop: true }));
-        assert_eq!(ops("git stash apply"), one(Vcs::Unstash { drop: false }));
+        assert_eq!(ops("git stash"), one(TreeOp::Stash));
+        assert_eq!(ops("git stash push -m wip"), one(TreeOp::Stash));
+        assert_eq!(ops("git stash pop"), one(TreeOp::Unstash { drop: true }));
+        assert_eq!(ops("git stash apply"), one(TreeOp::Unstash { drop: false }));
         assert_eq!(
             ops("git checkout -- src/a.py"),
-            one(Vcs::Restore(path_hash("src/a.py")))
+            one(TreeOp::Restore(path_hash("src/a.py")))
         );
         assert_eq!(
             ops("git restore ./src/a.py"),
-            one(Vcs::Restore(path_hash("src/a.py")))
+            one(TreeOp::Restore(path_hash("src/a.py")))
         );
-        assert_eq!(ops("git checkout HEAD -- ."), one(Vcs::RestoreAll));
-        assert_eq!(ops("git reset --hard"), one(Vcs::RestoreAll));
+        assert_eq!(ops("git checkout HEAD -- ."), one(TreeOp::RestoreAll));
+        assert_eq!(ops("git reset --hard"), one(TreeOp::RestoreAll));
         assert_eq!(
             ops("cd /repo && git stash && git status --short").map(|o| o.is_empty()),
             Some(false)
         );
         // Stash then pop in one line: both, in order.
-        let mut both = VcsOps::default();
-        both.push(Vcs::Stash);
-        both.push(Vcs::Unstash { drop: true });
+        let mut both = TreeOps::default();
+        both.push(TreeOp::Stash);
+        both.push(TreeOp::Unstash { drop: true });
         assert_eq!(ops("git stash && npm test; git stash pop"), Some(both));
         // Not followed: a branch switched, a partial stash, a restore from elsewhere, any
         // other write beside; and reads are no writes at all.
@@ -971,6 +1008,29 @@ mod tests {
             "git reset --soft HEAD~1",
             "git stash && sed -i s/a/b/ x.py",
             "git checkout -- 'src/*.py'",
+        ] {
+            assert_eq!(ops(line), None, "{line}");
+        }
+        // A here-document written whole into one file, and files deleted.
+        assert_eq!(
+            ops("cat > ./src/a.py <<'EOF'\nx = 1\nEOF"),
+            one(whole("src/a.py", "x = 1\n"))
+        );
+        assert_eq!(
+            ops("cat <<EOF > src/a.py\nx = 1\nEOF\npython src/a.py"),
+            one(whole("src/a.py", "x = 1\n"))
+        );
+        assert_eq!(
+            ops("rm -f src/a.py"),
+            one(TreeOp::Delete(path_hash("src/a.py")))
+        );
+        for line in [
+            "cat >> src/a.py <<'EOF'\nx = 1\nEOF",
+            "cat > a.py > b.py <<'EOF'\nx\nEOF",
+            "cat part1 > a.py",
+            "rm -rf build",
+            "rm *.pyc",
+            "> a.py",
         ] {
             assert_eq!(ops(line), None, "{line}");
         }

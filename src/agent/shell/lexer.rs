@@ -10,6 +10,11 @@ pub(super) struct Simple {
     pub(super) words: Vec<String>,
     /// Output redirected into something other than `/dev/…` or a file descriptor.
     pub(super) writes_file: bool,
+    /// The files its standard output goes to, in order, and whether each is appended to
+    /// (`>>`) rather than written whole (`>`, `>|`, `&>`).
+    pub(super) outputs: Vec<(String, bool)>,
+    /// Output of another descriptor (`2>`) went to a file.
+    pub(super) other_outputs: bool,
     /// The bodies of its here-documents and here-strings (the script a `python - <<EOF`
     /// runs).
     pub(super) stdin: String,
@@ -55,8 +60,9 @@ enum Token {
 
 #[derive(Clone, Copy)]
 enum Redirect {
-    /// `>`, `>>`, `>|`, `&>`, `&>>`: output into the target (a write unless it is `/dev/…`).
-    Output,
+    /// `>`, `>>`, `>|`, `&>`, `&>>`: output into the target (a write unless it is `/dev/…`);
+    /// `append` for `>>`, `stdout` unless a descriptor other than 1 is named (`2>`).
+    Output { append: bool, stdout: bool },
     /// `<`: input from the target.
     Input,
     /// `<<` (`strip_tabs` for `<<-`): a here-document; the target is its delimiter.
@@ -92,7 +98,16 @@ impl Lexer<'_> {
                     };
                     let c = &mut out[current];
                     match r {
-                        Redirect::Output => c.writes_file |= !target.starts_with("/dev/"),
+                        Redirect::Output { append, stdout } => {
+                            if !target.starts_with("/dev/") {
+                                c.writes_file = true;
+                                if stdout {
+                                    c.outputs.push((target, append));
+                                } else {
+                                    c.other_outputs = true;
+                                }
+                            }
+                        }
                         Redirect::Input => {}
                         Redirect::HereString => c.stdin.push_str(&target),
                         Redirect::HereDoc { strip_tabs } => self.heredocs.push(Pending {
@@ -165,8 +180,12 @@ impl Lexer<'_> {
                 return Token::Separator;
             }
             b'&' if self.peek(1) == b'>' => {
-                self.i += if self.peek(2) == b'>' { 3 } else { 2 };
-                return Token::Redirect(Redirect::Output);
+                let append = self.peek(2) == b'>';
+                self.i += if append { 3 } else { 2 };
+                return Token::Redirect(Redirect::Output {
+                    append,
+                    stdout: true,
+                });
             }
             b'&' | b'|' => {
                 self.i += if matches!(self.peek(1), b'&' | b'|') {
@@ -187,6 +206,7 @@ impl Lexer<'_> {
         if op != b'>' && op != b'<' {
             return Token::Word(self.word());
         }
+        let stdout = digits == 0 || &self.s[self.i..self.i + digits] == b"1";
         self.i += digits + 1;
         if op == b'<' && self.peek(0) == b'<' {
             if self.peek(1) == b'<' {
@@ -198,6 +218,7 @@ impl Lexer<'_> {
             self.i += strip_tabs as usize;
             return Token::Redirect(Redirect::HereDoc { strip_tabs });
         }
+        let append = op == b'>' && self.peek(0) == b'>';
         if op == b'>' && matches!(self.peek(0), b'>' | b'|') {
             self.i += 1;
         }
@@ -208,7 +229,7 @@ impl Lexer<'_> {
             return self.token();
         }
         Token::Redirect(if op == b'>' {
-            Redirect::Output
+            Redirect::Output { append, stdout }
         } else {
             Redirect::Input
         })
