@@ -7,13 +7,12 @@
 //! of the edits applied: an edit that names the text it replaces (`old_str` → `new_str`, a
 //! SEARCH/REPLACE block) adds `h(old) ^ h(new)` to its file's state, and its revert adds the
 //! same again, which cancels; a whole-file write sets the file's state to the hash of what it
-//! wrote. A shell's command line says it too when it writes a file whole from a here-document
-//! (`cat > F <<'EOF'`) or deletes one (`rm F`). Version control's own reverts are read from a
-//! shell's command line: `git stash` sets
-//! the files aside and `git stash pop` brings back the state they were set aside in; `git
-//! checkout -- F` and `git restore F` put F back as committed, `git checkout .` and `git reset
-//! --hard` everything. A write whose effect the arguments do not say (any other command, a
-//! line-range edit) makes a state never seen before, as counting did.
+//! wrote. A shell's command line says what it does in a few shapes too: a file written whole
+//! from a here-document (`cat > F <<'EOF'`) or deleted (`rm F`), and version control's own
+//! reverts: `git stash` sets the files aside and `git stash pop` brings back the state they
+//! were set aside in; `git checkout -- F` and `git restore F` put F back as committed, `git
+//! checkout .` and `git reset --hard` everything. A write whose effect the arguments do not say
+//! (any other command, a line-range edit) makes a state never seen before, as counting did.
 //!
 //! Two different states may be told apart where they are equal (a file written whole with the
 //! text a series of edits had made is a new state), never the reverse, but for the cost of a
@@ -43,12 +42,12 @@ pub(crate) enum Edit {
     Replace { path: u64, delta: u64, id: u64 },
     /// A file written whole: the hash of its content.
     Whole { path: u64, content: u64 },
-    /// Version control's operations on the working tree, in the order the command line runs
-    /// them (see [`TreeOp`]).
+    /// What a shell's command line does to the working tree, in the order it does it (see
+    /// [`TreeOp`]).
     Tree(TreeOps),
 }
 
-/// What `git` does to the working tree.
+/// What a shell command does to the working tree, where the guard follows it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum TreeOp {
     /// `git stash` (`push`, `save`): the changes set aside, the tree as committed.
