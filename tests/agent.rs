@@ -2319,7 +2319,7 @@ fn a_file_written_back_through_a_heredoc_is_the_state_it_was() {
             // Version A passes; every other fails in its own words.
             let k = versions.iter().position(|w| w == v).unwrap();
             acts.extend(if *v == a {
-                step(&mut g, "bash", test, &passed, None)
+                step(&mut g, "bash", test, passed, None)
             } else {
                 step(&mut g, "bash", test, &failed(k), Some("returncode 1"))
             });
