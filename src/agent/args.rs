@@ -7,6 +7,7 @@
 //! as `1`; keys named in the ignore list are skipped at any depth.
 
 use std::fmt;
+use std::io::Write as _;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -263,8 +264,15 @@ impl<'de> Visitor<'de> for Node<'_, '_> {
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<u64, E> {
-        if !self.walk.handles.is_empty() && self.walk.is_handle(v.to_string().as_bytes()) {
-            return Ok(self.walk.number(self.path, TAG_HANDLE));
+        if !self.walk.handles.is_empty() {
+            // The number as an answer spells it, written on the stack.
+            let mut digits = [0u8; 20];
+            let mut w = &mut digits[..];
+            let _ = write!(w, "{v}");
+            let n = 20 - w.len();
+            if self.walk.is_handle(&digits[..n]) {
+                return Ok(self.walk.number(self.path, TAG_HANDLE));
+            }
         }
         Ok(self
             .walk

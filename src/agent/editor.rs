@@ -24,13 +24,18 @@ pub(crate) fn command_writes(command: &str) -> Option<bool> {
     }
 }
 
+/// An editor tool, whose `command` member says what a call does.
+pub(crate) fn is_editor(tool: &str) -> bool {
+    EDITORS.iter().any(|e| e.eq_ignore_ascii_case(tool))
+}
+
 /// The `command` an editor tool's call runs (`view`, `str_replace`, …); `None` for any other
 /// tool or arguments without a `command` string. The commands are different operations with
 /// different answers (every `str_replace` that applies answers "Successfully replaced text at
 /// exactly one location."), so to the per-tool rules each is a tool of its own, as a shell's
 /// programs are.
 pub(crate) fn command(tool: &str, args: &[u8]) -> Option<String> {
-    if !EDITORS.iter().any(|e| e.eq_ignore_ascii_case(tool)) {
+    if !is_editor(tool) {
         return None;
     }
     #[derive(serde::Deserialize)]

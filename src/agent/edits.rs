@@ -167,36 +167,43 @@ impl Files {
     /// applied to what the first one wrote (text that holds its old text, as an insertion does),
     /// and says no more than the first.
     pub(crate) fn apply(&mut self, edit: Edit) -> u64 {
-        let path = match edit {
-            Edit::Replace { path, .. } | Edit::Whole { path, .. } => path,
+        match edit {
             Edit::Tree(ops) => {
                 for op in ops.ops.into_iter().flatten() {
                     self.tree_op(op);
                 }
-                return self.sum;
             }
-        };
-        let i = match self.held[..self.len].iter().position(|h| h.path == path) {
+            Edit::Replace { path, delta, id } => {
+                let i = self.slot(path);
+                let h = &mut self.held[i];
+                if id != h.last {
+                    h.last = id;
+                    let state = h.state ^ delta;
+                    self.set(i, state);
+                }
+            }
+            Edit::Whole { path, content } => {
+                let i = self.slot(path);
+                self.held[i].last = 0;
+                self.set(i, content);
+            }
+        }
+        self.sum
+    }
+
+    /// The slot of the file at `path`, held from now on if it was not.
+    fn slot(&mut self, path: u64) -> usize {
+        match self.held[..self.len].iter().position(|h| h.path == path) {
             Some(i) => i,
             None => self.admit(path),
-        };
+        }
+    }
+
+    /// Gives the file in slot `i` its new state, and the sum its new share.
+    fn set(&mut self, i: usize, state: u64) {
         let h = &mut self.held[i];
-        let old = h.state;
-        let new = match edit {
-            Edit::Replace { id, .. } if id == h.last => old,
-            Edit::Replace { delta, id, .. } => {
-                h.last = id;
-                old ^ delta
-            }
-            Edit::Whole { content, .. } => {
-                h.last = 0;
-                content
-            }
-            Edit::Tree(_) => old,
-        };
-        h.state = new;
-        self.sum ^= contribution(path, old) ^ contribution(path, new);
-        self.sum
+        self.sum ^= contribution(h.path, h.state) ^ contribution(h.path, state);
+        h.state = state;
     }
 
     /// The tree as committed: no file held differs from it. Its state is a constant of its

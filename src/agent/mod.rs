@@ -328,7 +328,7 @@ impl AgentGuard {
             Some(_) => false,
             None => {
                 s.results_are_progress
-                    && editor::command(tool, args).is_none()
+                    && !editor::is_editor(tool)
                     && shell::sends_command_line(args)
             }
         }
@@ -549,10 +549,12 @@ impl AgentGuard {
         }
         // What a write does, where an editor's arguments or version control's commands say
         // it. Ours: the peers' presets count every write as a new state.
-        let edit = match () {
-            _ if !progress || !s.results_are_progress => None,
-            _ if shell_tool => effect.tree.map(edits::Edit::Tree),
-            _ => edits::read(args),
+        let edit = if !progress || !s.results_are_progress {
+            None
+        } else if shell_tool {
+            effect.tree.map(edits::Edit::Tree)
+        } else {
+            edits::read(args)
         };
         // One shell tool runs many programs, and one editor tool many commands: to the
         // per-tool rules each is a tool of its own.

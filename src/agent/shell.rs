@@ -318,9 +318,7 @@ fn file_ops(name: &str, args: &[String], simple: &lexer::Simple) -> Option<Vec<T
 /// stashes, restores of files or of the whole tree, commits. `None` for the rest (a branch
 /// switched, a partial stash, a restore from another commit): their effect is unknown.
 fn git_ops(args: &[String]) -> Option<Vec<TreeOp>> {
-    let sub = git_subcommand(args);
-    let at = args.iter().position(|a| a == sub)?;
-    let rest = &args[at + 1..];
+    let (sub, rest) = git_subcommand(args);
     let words: Vec<&str> = rest
         .iter()
         .map(String::as_str)
@@ -630,39 +628,35 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
                 || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains('i'))
         }),
         // Version control that changes the working tree or the history.
-        "git"
-            if git_subcommand(args) == "stash"
-                && args
-                    .iter()
-                    .skip_while(|a| *a != "stash")
-                    .skip(1)
-                    .find(|a| !a.starts_with('-'))
-                    .is_some_and(|a| matches!(a.as_str(), "list" | "show")) =>
-        {
-            false
-        }
-        "git" => matches!(
-            git_subcommand(args),
-            "apply"
-                | "checkout"
-                | "restore"
-                | "reset"
-                | "stash"
-                | "commit"
-                | "am"
-                | "cherry-pick"
-                | "revert"
-                | "merge"
-                | "rebase"
-                | "rm"
-                | "mv"
-                | "switch"
-                | "clean"
-                | "add"
-                | "pull"
-                | "clone"
-                | "init"
-        ),
+        "git" => match git_subcommand(args) {
+            // `git stash list` and `show` read.
+            ("stash", rest) => !rest
+                .iter()
+                .find(|a| !a.starts_with('-'))
+                .is_some_and(|a| matches!(a.as_str(), "list" | "show")),
+            (sub, _) => matches!(
+                sub,
+                "apply"
+                    | "checkout"
+                    | "restore"
+                    | "reset"
+                    | "stash"
+                    | "commit"
+                    | "am"
+                    | "cherry-pick"
+                    | "revert"
+                    | "merge"
+                    | "rebase"
+                    | "rm"
+                    | "mv"
+                    | "switch"
+                    | "clean"
+                    | "add"
+                    | "pull"
+                    | "clone"
+                    | "init"
+            ),
+        },
         // Package managers (and `go get`).
         _ if name == "go" || is_package_manager(name, args) => args.iter().any(|a| {
             matches!(
@@ -701,8 +695,9 @@ fn is_interpreter(name: &str) -> bool {
     )
 }
 
-/// The first word of `git`'s arguments that is not an option (or an option's value).
-fn git_subcommand(args: &[String]) -> &str {
+/// The first word of `git`'s arguments that is not an option (or an option's value), and the
+/// arguments after it.
+fn git_subcommand(args: &[String]) -> (&str, &[String]) {
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -711,10 +706,10 @@ fn git_subcommand(args: &[String]) -> &str {
         } else if a.starts_with('-') {
             i += 1;
         } else {
-            return a;
+            return (a, &args[i + 1..]);
         }
     }
-    ""
+    ("", &[])
 }
 
 /// A script (Python, JavaScript, shell) that writes files, by the calls that do it.

@@ -33,11 +33,8 @@ pub(super) fn is_check(name: &str, args: &[String]) -> bool {
         "curl" => args.iter().any(|a| {
             a == "--head"
                 || a == "--write-out"
-                || (a.starts_with('-') && !a.starts_with("--") && {
-                    // Short options bundled (`-sI`, `-fsSw`); `-w` takes the rest as its value.
-                    let flags = a[1..].split('w').next().unwrap_or_default();
-                    flags.contains('I') || a[1..].contains('w')
-                })
+                // Short options, bundled or not (`-sI`, `-fsSw`).
+                || (a.starts_with('-') && !a.starts_with("--") && a[1..].contains(['I', 'w']))
         }),
         "wget" => args.iter().any(|a| a == "--spider"),
         _ if super::is_interpreter(name) => {
