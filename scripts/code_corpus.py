@@ -53,6 +53,9 @@ Where the text comes from (a tree that is missing is skipped):
                         came. pystdlib (Python's standard library with its tests, not its
                         site-packages), pydist (Debian's Python packages,
                         /usr/lib/python3/dist-packages)
+  fifth                 only with --langs fifth: a language no rule had read, gathered and
+                        measured as it came. ruby (Ruby's standard library and the gems
+                        Debian's ruby ships, /usr/lib/ruby: .rb, .rake, .gemspec, Rakefile)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -132,7 +135,11 @@ MORE_LANGS += FRESH
 # Debian ships outside any site-packages the other sets read.
 FOURTH = ["pystdlib", "pydist"]
 MORE_LANGS += FOURTH
-GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH}
+# A fifth, a language no rule had read, gathered and measured as it came: Ruby (the standard
+# library and the gems Debian's ruby ships, /usr/lib/ruby).
+FIFTH = ["ruby"]
+MORE_LANGS += FIFTH
+GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -150,6 +157,7 @@ EXT = {
     ".tcl": "tcl", ".xml": "xml", ".m4": "m4", ".f90": "fortran", ".f": "fortran",
     ".pyf": "fortran", ".awk": "awk", ".ini": "ini", ".cfg": "ini", ".tex": "tex",
     ".el": "elisp", ".proto": "proto",
+    ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
 }
 MAKEFILES = {"Makefile", "makefile", "GNUmakefile"}
 MAN_PAGE = re.compile(r"^/usr/share/man/man[1-9]/[^/]+\.[1-9][a-z]*\.gz$")
@@ -293,6 +301,9 @@ def trees(npm_dir):
     out.append(Tree("python-stdlib", stdlib, {"pystdlib"}, first(1),
                     prune=re.compile(r".*/(?:site|dist)-packages$")))
     out.append(Tree("debian-python", "/usr/lib/python3/dist-packages", {"pydist"}, first(1)))
+    # The fifth set: Ruby's library by its top folder, each gem a package of its own.
+    out.append(Tree("ruby", "/usr/lib/ruby", {"ruby"},
+                    lambda rel: first(3)(rel) if rel.startswith("gems/") else first(2)(rel)))
     go = os.path.realpath("/usr/lib/go-1.19/src")
     out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html", "c", "asm", "make"}, dirname))
     if npm_dir:
@@ -326,7 +337,9 @@ def lang_of(tree, path, name):
             break
     else:
         lang = EXT.get(os.path.splitext(low)[1])
-    if name in MAKEFILES:
+    if name == "Rakefile":
+        lang = "ruby"
+    elif name in MAKEFILES:
         lang = "make"
     elif name == "CMakeLists.txt":
         lang = "cmake"

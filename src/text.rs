@@ -50,6 +50,12 @@ const NOTHING_NEW: u32 = 1;
 /// `REG_R31`, `user1=user2=…`) halts all the same: tables that long are not written out by
 /// hand.
 pub(crate) const NAMED_LADDER_COPIES: u32 = 64;
+
+/// Copies of a ladder whose entries carry their index in a comment (`#  65 A`, `/* 58 */`)
+/// before it halts (a warning half way): a table numbered for its reader runs over its
+/// domain, up to a byte's 256 values (a key map, a signal table); a model's ladder does not
+/// number itself so (see `TextState::indexed`). A count numbered so waits as long.
+pub(crate) const INDEXED_LADDER_COPIES: u32 = 256;
 /// New words among the last 64 at which a text says little new: a near loop warns only then.
 /// A warning, earlier and cheaper than a halt, allows the odd new word of a paraphrase; a
 /// list that names a new thing on most lines (declarations, keywords, menus) gives far more.
@@ -156,6 +162,9 @@ pub(crate) struct TextFinding {
     /// The repeated block's lines all open with markup (a tag), read when the finding was
     /// made (later lines of the same push do not change it).
     pub lines_markup: bool,
+    /// A ladder's newest copies hold an index comment (`#  65 A`, `/* 58 */`): a table
+    /// numbered for its reader (see `TextState::indexed`).
+    pub lines_indexed: bool,
     /// With a ladder of a block whose numbers are one count through its copies, the numbers
     /// of a copy; 0 otherwise.
     pub lines_counts: u32,

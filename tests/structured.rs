@@ -2045,3 +2045,64 @@ proptest! {
         }
     }
 }
+
+/// A table whose entries carry their index in a comment is numbered for its reader, who looks
+/// an entry up by its number: a key map over a byte's values (`#  65 A` above each action), an
+/// array of handlers with `/* 12 */` before each. It runs as long as its domain, 256 entries,
+/// without a halt (a warning past half of it); the same ladders with their numbers in the code
+/// instead (`65 => :put_char`) halt, and an indexed ladder past 256 entries halts too.
+#[test]
+fn a_table_numbered_for_its_reader_runs_over_its_domain() {
+    let keymap = |n: u32, indexed: bool| {
+        let mut t = String::from("KEYMAP = [\n");
+        for k in 0..n {
+            let action = if (48..58).contains(&k) {
+                "put_digit"
+            } else {
+                "put_char"
+            };
+            if indexed {
+                let c = char::from_u32(33 + k % 90).unwrap();
+                t += &format!("    #  {k} {c}\n    :{action},\n");
+            } else {
+                t += &format!("    {k} => :{action},\n");
+            }
+        }
+        t + "]\n"
+    };
+    let handlers = |n: u32, indexed: bool| {
+        let mut t = String::from("static const struct handler table[] = {\n");
+        for k in 0..n {
+            let index = if indexed {
+                format!("/* {k} */ ")
+            } else {
+                String::new()
+            };
+            t += &format!("\t{index}{{on_default, \"slot {k}\"}},\n");
+        }
+        t + "};\n"
+    };
+    for s in presets() {
+        for table in [keymap(256, true), handlers(256, true)] {
+            assert_eq!(halts(&s, &table), [None, None], "{table}");
+        }
+        // A warning half way, as ladders of markup warn.
+        for table in [keymap(128, true), handlers(128, true)] {
+            let alarms = first_alarms(&s, &table);
+            assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
+        }
+    }
+    let s = StreamSettings::default();
+    for table in [
+        keymap(100, false),
+        handlers(100, false),
+        handlers(300, true),
+    ] {
+        for (way, h) in halts(&s, &table).iter().enumerate() {
+            let (_, v) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: no halt in {table}"));
+            assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
     is_filler, is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers,
-    TextFinding, BUFFER_BYTES, CODE_LINE, NAMED_LADDER_COPIES,
+    TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -387,7 +387,8 @@ impl StreamGuard {
         // ladder whose copies hold lines of several shapes (a device's registers for each
         // channel) while it names new things densely; both at most `NAMED_LADDER_COPIES`.
         // Markup has no loop statement, and its ladders wait for `MARKUP_LADDER_COPIES`
-        // (warning half way).
+        // (warning half way); a table whose entries carry their index in a comment waits for
+        // `INDEXED_LADDER_COPIES`, a byte's values, the same way.
         let copies = f.span / f.period.max(1);
         let names_new = copies <= NAMED_LADDER_COPIES
             && if text.lines_block {
@@ -402,6 +403,7 @@ impl StreamGuard {
                 !(says_nothing_new(&self.text) || one_value())
             };
         let markup = text.lines_numbers == Numbers::Ladder && text.lines_markup;
+        let indexed = text.lines_numbers == Numbers::Ladder && text.lines_indexed;
         // A block whose numbers are one count through its copies (`elif day == 8` ..
         // `== 14` with the weekday names between, then `== 15`) is a count of its rungs.
         let rungs = lines * text.lines_counts as u64 / f.period.max(1) as u64;
@@ -409,6 +411,7 @@ impl StreamGuard {
             && lines >= LADDER_LINES
             && (f.period <= 1 || copies >= BLOCK_LADDER_COPIES || rungs >= LADDER_LINES)
             && (!markup || copies > MARKUP_LADDER_COPIES)
+            && (!indexed || copies > INDEXED_LADDER_COPIES)
             && !names_new;
         // One line of code written out verbatim again and again halts from
         // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
@@ -441,6 +444,7 @@ impl StreamGuard {
                     lines >= LADDER_LINES / 2
                         && !names_new
                         && (!markup || copies > MARKUP_LADDER_COPIES / 2)
+                        && (!indexed || copies > INDEXED_LADDER_COPIES / 2)
                 }
                 Numbers::Same => copies >= line_halt_copies,
                 Numbers::Varied | Numbers::Records | Numbers::Unknown => false,

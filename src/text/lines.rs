@@ -3,7 +3,9 @@
 //! themselves, and names that grow.
 
 use super::nesting::{nest_bounds, Nest};
-use super::{Numbers, TextState, NAMED_LADDER_COPIES, NOTHING_NEW, TEXT_RING};
+use super::{
+    Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, NOTHING_NEW, TEXT_RING,
+};
 use crate::engine::Finding;
 use crate::template::Run;
 use crate::verdict::{Action, LoopKind};
@@ -231,6 +233,54 @@ impl TextState {
         }
     }
 
+    /// The newest two copies of the repeated block of `period` lines (`end` the byte after the
+    /// last) hold an index comment: a comment that says only a number, with at most a few
+    /// bytes after it on its line (`#  65 A`, `// 12`), or a `/* 58 */` before the code. People
+    /// number a table's entries so that a reader can look one up (a key map's 256 bytes, a
+    /// signal table); a table so laid out is written on purpose, as long as its domain.
+    pub(super) fn indexed(&self, period: u32, end: u64) -> bool {
+        let now = self.lines.pos();
+        now.checked_sub(2 * period as u64)
+            .and_then(|line| self.line_byte_before(line, end))
+            .is_some_and(|from| self.index_comment_in(from, end))
+    }
+
+    /// A line of the held bytes `from..end` (the line `from` falls in read whole) is an index
+    /// comment (see [`indexed`](Self::indexed)).
+    fn index_comment_in(&self, from: u64, end: u64) -> bool {
+        // The ring holds the bytes being scanned (up to `end`) and those before them.
+        if end < from || end - from > TEXT_RING as u64 {
+            return false;
+        }
+        // Back to the start of the line `from` is in, as far as the bytes are held.
+        let held = end.saturating_sub(TEXT_RING as u64);
+        let mut start = from;
+        while start > held && self.ring[(start - 1) as usize % TEXT_RING] != b'\n' {
+            start -= 1;
+        }
+        let mut line = [0u8; 64];
+        let mut len = 0;
+        for at in start..=end {
+            let b = if at < end {
+                self.ring[at as usize % TEXT_RING]
+            } else {
+                b'\n'
+            };
+            if b != b'\n' {
+                if len < line.len() {
+                    line[len] = b;
+                }
+                len += 1;
+                continue;
+            }
+            if index_comment(&line[..len.min(line.len())]) {
+                return true;
+            }
+            len = 0;
+        }
+        false
+    }
+
     /// The numbers of the held bytes `from..to` (one copy of a repeated block), and with `KEYS`
     /// where its lines keep their keys.
     fn copy_numbers<const KEYS: bool>(&self, from: u64, to: u64) -> CopyNumbers {
@@ -387,6 +437,13 @@ impl TextState {
         if c.rungs <= NAMED_LADDER_COPIES && self.novelty.new_in_last(words) > NOTHING_NEW {
             return Finding::default();
         }
+        // A table numbered for its reader runs over its domain (see `indexed`).
+        let copy = (c.end - c.onset) / c.rungs as u64;
+        if c.rungs <= INDEXED_LADDER_COPIES
+            && self.index_comment_in(c.end.saturating_sub(2 * copy), c.end)
+        {
+            return Finding::default();
+        }
         let level = if c.rungs >= COUNT_HALT && self.lines_halt {
             Action::Halt
         } else {
@@ -415,6 +472,40 @@ impl CopyNumbers {
 /// runs on through the copies: each steps from the one before it by the same amount, and the
 /// first from the last of the copy before (`elif day == 8` .. `elif day == 14`, the weekday
 /// names between them, then `elif day == 15`); 0 otherwise.
+/// A line that opens with a comment saying only a number (see `TextState::indexed`): after
+/// its indentation a comment leader, the number (decimal, or hex after `0x`), and then the
+/// line's end, `*/`, or at most four more bytes (the character a key map's entry stands for).
+fn index_comment(line: &[u8]) -> bool {
+    let text = skip_space(line);
+    let Some(rest) = ["//", "/*", "#", "--", ";", "%"]
+        .iter()
+        .find_map(|leader| text.strip_prefix(leader.as_bytes()))
+    else {
+        return false;
+    };
+    let rest = skip_space(rest);
+    let rest = rest.strip_prefix(b"0x").unwrap_or(rest);
+    let digits = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    if digits == 0 || !rest[..digits].iter().any(u8::is_ascii_digit) {
+        return false;
+    }
+    let after = skip_space(&rest[digits..]);
+    let visible = after
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |e| e + 1);
+    after.starts_with(b"*/") || visible <= 4 && !after[..visible].contains(&b' ')
+}
+
+/// `s` from its first byte that is not white space.
+fn skip_space(s: &[u8]) -> &[u8] {
+    let start = s
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    &s[start..]
+}
+
 fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
     let newest = &copies[0];
     if n < 2 || copies.len() < 2 || newest.count > COPY_NUMBERS {
@@ -467,4 +558,35 @@ fn keyed(copies: &[CopyNumbers]) -> bool {
         .all(|c| c.keys == newest.keys && c.key_starts == newest.key_starts);
     (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
         || (0..n).any(|i| newest.is_version(i) && monotone(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::index_comment;
+
+    #[test]
+    fn a_comment_saying_only_a_number_is_an_index() {
+        for line in [
+            "    #  65 A",
+            "\t/* 58 */ {on_signal, \"signal 58\"},",
+            "// 12",
+            "-- 0x1f",
+            "; 7 ESC",
+            "  # 91 [",
+            "/* 58 */",
+        ] {
+            assert!(index_comment(line.as_bytes()), "{line:?}");
+        }
+        for line in [
+            "# 1. Install the package",
+            "// 12 entries follow",
+            "# add",
+            "#define MAX 10",
+            "x = 5  # 5",
+            "",
+            "#",
+        ] {
+            assert!(!index_comment(line.as_bytes()), "{line:?}");
+        }
+    }
 }

@@ -165,6 +165,8 @@ impl TextState {
                         let end = base + i as u64;
                         let ladder = self.ladder_numbers(f.period, copies, end);
                         (found.lines_numbers, found.lines_counts) = (ladder.numbers, ladder.counts);
+                        found.lines_indexed =
+                            ladder.numbers == Numbers::Ladder && self.indexed(f.period, end);
                         if ladder.numbers == Numbers::Ladder && ladder.regular < copies {
                             // The ladder is the copies since its last irregular step.
                             let cut = (copies - ladder.regular) * f.period;
