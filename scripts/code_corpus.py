@@ -56,6 +56,10 @@ Where the text comes from (a tree that is missing is skipped):
   fifth                 only with --langs fifth: a language no rule had read, gathered and
                         measured as it came. ruby (Ruby's standard library and the gems
                         Debian's ruby ships, /usr/lib/ruby: .rb, .rake, .gemspec, Rakefile)
+  sixth                 only with --langs sixth: gathered after the fifth's rule, measured as it
+                        came. ocaml (/usr/lib/ocaml), erlang (/usr/lib/erlang/lib), scheme
+                        (Guile's, /usr/share/guile), ada (GNAT's runtime), d (GDC's runtime
+                        and Phobos), nim (/usr/lib/nim), lua (/usr/share/lua)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -139,7 +143,12 @@ MORE_LANGS += FOURTH
 # library and the gems Debian's ruby ships, /usr/lib/ruby).
 FIFTH = ["ruby"]
 MORE_LANGS += FIFTH
-GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH}
+# A sixth, gathered in the same session after the fifth's rule and measured as it came: the
+# libraries Debian ships in source for OCaml, Erlang, Guile Scheme, Ada (GNAT's runtime), D
+# (GDC's runtime and Phobos), Nim and Lua.
+SIXTH = ["ocaml", "erlang", "scheme", "ada", "d", "nim", "lua"]
+MORE_LANGS += SIXTH
+GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -158,6 +167,8 @@ EXT = {
     ".pyf": "fortran", ".awk": "awk", ".ini": "ini", ".cfg": "ini", ".tex": "tex",
     ".el": "elisp", ".proto": "proto",
     ".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
+    ".ml": "ocaml", ".mli": "ocaml", ".erl": "erlang", ".hrl": "erlang", ".scm": "scheme",
+    ".ads": "ada", ".adb": "ada", ".d": "d", ".nim": "nim", ".lua": "lua",
 }
 MAKEFILES = {"Makefile", "makefile", "GNUmakefile"}
 MAN_PAGE = re.compile(r"^/usr/share/man/man[1-9]/[^/]+\.[1-9][a-z]*\.gz$")
@@ -304,6 +315,18 @@ def trees(npm_dir):
     # The fifth set: Ruby's library by its top folder, each gem a package of its own.
     out.append(Tree("ruby", "/usr/lib/ruby", {"ruby"},
                     lambda rel: first(3)(rel) if rel.startswith("gems/") else first(2)(rel)))
+    # The sixth set: each language's library tree, a package a folder.
+    gcc = "/usr/lib/gcc/x86_64-linux-gnu/12"
+    for label, d, langs in (
+        ("ocaml", "/usr/lib/ocaml", {"ocaml"}),
+        ("erlang", "/usr/lib/erlang/lib", {"erlang"}),
+        ("guile", "/usr/share/guile", {"scheme"}),
+        ("gnat", os.path.join(gcc, "adainclude"), {"ada"}),
+        ("gdc", os.path.join(gcc, "include", "d"), {"d"}),
+        ("nim", "/usr/lib/nim", {"nim"}),
+        ("lua", "/usr/share/lua", {"lua"}),
+    ):
+        out.append(Tree(label, d, langs, dirname))
     go = os.path.realpath("/usr/lib/go-1.19/src")
     out.append(Tree("go", go, {"go", "shell", "sql", "json", "yaml", "html", "c", "asm", "make"}, dirname))
     if npm_dir:

@@ -1558,6 +1558,32 @@ fn a_buffer_written_as_a_list_is_data_as_long_as_the_buffer() {
     }
 }
 
+/// A list wrapped over indented lines is still a buffer: a table of one long hex word, three
+/// to a line under twelve spaces of indentation (the fill was read over 64 bytes before the
+/// loop's copy, which held one whole item), does not halt while it is as long as a buffer;
+/// past it, it halts.
+#[test]
+fn a_list_wrapped_over_indented_lines_is_a_buffer() {
+    let table = |rows: usize| {
+        let mut t = String::from("    static immutable ulong[] levels = [\n");
+        t += "            0x104030303030200, 0x306030303030305,\n";
+        for _ in 0..rows {
+            t += "            0x303030303030303, 0x303030303030303, 0x303030303030303,\n";
+        }
+        t + "            0x0, 0x0];\n"
+    };
+    for s in presets() {
+        let human = table(20);
+        assert_eq!(halts(&s, &human), [None, None], "{human}");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &table(80))
+        .iter()
+        .enumerate()
+    {
+        assert!(h.is_some(), "way {way}: no halt past a buffer's length");
+    }
+}
+
 /// A block that comes back one level deeper each copy (`val year_sort: Book {` inside itself)
 /// is a loop the exact engines cannot see, as its indentation changes every copy: it halts
 /// by its eighth line. The same line nested three deep, and a retry nested once in its own

@@ -343,9 +343,11 @@ impl StreamGuard {
     /// again: read over the bytes just before that copy, a few escapes' or items' worth, so
     /// that whole ones lie in it however the copy is cut, and whatever the newest token adds
     /// after the loop. Three copies' worth when a copy is one item (`0xffffffff, `, twelve
-    /// bytes: two whole ones lie in 36 however they are cut), 24 to 64 bytes.
+    /// bytes: two whole ones lie in 36 however they are cut), 24 to 128 bytes: a list wrapped
+    /// over indented lines spends a line's indentation between two items (a 17-byte
+    /// `0x202020202020202, ` three to a line under twelve spaces showed one whole item in 64).
     fn loop_is_fill(&self, start: u64, onset: Option<u64>) -> bool {
-        let back = (3 * self.text.bytes.saturating_sub(start)).clamp(24, 64);
+        let back = (3 * self.text.bytes.saturating_sub(start)).clamp(24, 128);
         // An onset no longer mapped to a byte lies before all the bytes held.
         let from = start.saturating_sub(back).max(onset.unwrap_or(0));
         let len = (start - from.min(start)) as usize;

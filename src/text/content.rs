@@ -54,10 +54,10 @@ pub(crate) const BUFFER_FACTOR: u32 = 4;
 /// 200-byte messages).
 pub(crate) const BUFFER_BYTES: u64 = 256 * 6;
 
-/// `parts` one after the other in a buffer, and their length; `None` past 64 bytes (the fill
+/// `parts` one after the other in a buffer, and their length; `None` past 128 bytes (the fill
 /// tests below read a few escapes' or items' worth).
-fn joined(parts: [&[u8]; 2]) -> Option<([u8; 64], usize)> {
-    let mut buf = [0u8; 64];
+fn joined(parts: [&[u8]; 2]) -> Option<([u8; 128], usize)> {
+    let mut buf = [0u8; 128];
     let n = parts[0].len() + parts[1].len();
     if n > buf.len() {
         return None;
