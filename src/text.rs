@@ -165,6 +165,8 @@ pub(crate) struct TextFinding {
     /// A ladder's newest copies hold an index comment (`#  65 A`, `/* 58 */`): a table
     /// numbered for its reader (see `TextState::indexed`).
     pub lines_indexed: bool,
+    /// A ladder's stepping numbers are all parts of names (`opACC7`): see `Ladder::in_names`.
+    pub lines_in_names: bool,
     /// With a ladder of a block whose numbers are one count through its copies, the numbers
     /// of a copy; 0 otherwise.
     pub lines_counts: u32,

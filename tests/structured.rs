@@ -2132,3 +2132,40 @@ fn a_table_numbered_for_its_reader_runs_over_its_domain() {
         }
     }
 }
+
+/// Lines whose counter is part of a name declare numbered names (an interface's
+/// `val slotR7 : int`, read as prose: no bracket, no semicolon), as a table does: sixteen of
+/// them do not halt at prose's eight lines, and past 64 names they halt, as a one-line ladder
+/// of names in code does. A prose line counting on its own (`Step 7 is done.`) still halts at
+/// eight.
+#[test]
+fn prose_lines_counting_in_a_name_declare_names() {
+    let names = |n: u32| {
+        let mut t = String::from("(* Registers of the toy machine. *)\n\n");
+        for k in 0..n {
+            t += &format!("val slotR{k} : int\n");
+        }
+        t + "val slot_count : int\n"
+    };
+    for s in presets() {
+        let human = names(16);
+        assert_eq!(halts(&s, &human), [None, None], "{human}");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &names(80))
+        .iter()
+        .enumerate()
+    {
+        let (line, v) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt at eighty names"));
+        assert_eq!(v.kind, LoopKind::CounterLadder, "way {way}: {v:?}");
+        assert!(*line <= 70, "way {way}: halted at line {line}");
+    }
+    let steps: String = (1..=12).map(|k| format!("Step {k} is done.\n")).collect();
+    for (way, h) in halts(&StreamSettings::default(), &steps).iter().enumerate() {
+        let (line, _) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: no halt on counted prose"));
+        assert!(*line <= 9, "way {way}: halted at line {line}");
+    }
+}

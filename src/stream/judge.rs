@@ -427,7 +427,10 @@ impl StreamGuard {
         let line_halt_copies = self.config.inner.settings.line_halt_copies;
         let records = text.lines_numbers == Numbers::Records
             && copies < RECORD_FACTOR.saturating_mul(line_halt_copies);
-        let halt = (!text.lines_structured && !records) || ladder || unrolled_past;
+        // Prose lines whose counter is part of a name (`val opACC7 : int`, a list of numbered
+        // names) declare those names, as a table does: they halt as a ladder in code does.
+        let names = text.lines_numbers == Numbers::Ladder && text.lines_in_names;
+        let halt = (!text.lines_structured && !records && !names) || ladder || unrolled_past;
         let mut action = f.level;
         if action == Action::Halt && !halt {
             action = Action::Warn;

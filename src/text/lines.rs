@@ -55,6 +55,9 @@ pub(super) struct Ladder {
     /// With a ladder whose numbers are one count through its copies, the numbers of a copy
     /// (its rungs); 0 otherwise.
     pub counts: u32,
+    /// With a ladder, every number that steps is part of a name (a letter or `_` right
+    /// before it: `opACC7`, `KEY_F7`): lines declaring numbered names, not lines counting.
+    pub in_names: bool,
 }
 
 impl Ladder {
@@ -64,6 +67,7 @@ impl Ladder {
             numbers,
             regular: 0,
             counts: 0,
+            in_names: false,
         }
     }
 }
@@ -82,6 +86,8 @@ struct CopyNumbers {
     /// that open a line.
     keys: u16,
     key_starts: u16,
+    /// The numbers that follow a letter or `_` at once: part of a name (`opACC7`).
+    glued: u16,
 }
 
 impl TextState {
@@ -183,6 +189,7 @@ impl TextState {
                     numbers: Numbers::Ladder,
                     regular: u32::MAX,
                     counts,
+                    in_names: false,
                 }
             } else {
                 Ladder::not(Numbers::Unknown)
@@ -225,10 +232,13 @@ impl TextState {
             } else {
                 (regular + skip) as u32
             };
+            let stepping = (0..n).filter(|&i| step(0, i) != 0);
             Ladder {
                 numbers: Numbers::Ladder,
                 regular: copies,
                 counts: counts_through(read, n),
+                in_names: stepping.clone().count() > 0
+                    && stepping.clone().all(|i| newest.glued & 1 << i != 0),
             }
         }
     }
@@ -299,10 +309,14 @@ impl TextState {
             }
             c.count += 1;
         };
+        let mut before = 0u8;
         for at in from..to {
             let b = self.ring[at as usize % TEXT_RING];
             if b.is_ascii_digit() {
                 if !in_digits {
+                    if c.count < COPY_NUMBERS && (before.is_ascii_alphabetic() || before == b'_') {
+                        c.glued |= 1 << c.count;
+                    }
                     if KEYS {
                         key_open &= !line_numbers || joined;
                         if c.count < COPY_NUMBERS && key_open {
@@ -336,6 +350,7 @@ impl TextState {
                     (value, in_digits) = (0, false);
                 }
             }
+            before = b;
         }
         if in_digits {
             push(&mut c, value, &mut group);

@@ -167,6 +167,7 @@ impl TextState {
                         (found.lines_numbers, found.lines_counts) = (ladder.numbers, ladder.counts);
                         found.lines_indexed =
                             ladder.numbers == Numbers::Ladder && self.indexed(f.period, end);
+                        found.lines_in_names = ladder.in_names;
                         if ladder.numbers == Numbers::Ladder && ladder.regular < copies {
                             // The ladder is the copies since its last irregular step.
                             let cut = (copies - ladder.regular) * f.period;
