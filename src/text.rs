@@ -622,6 +622,30 @@ impl TextState {
         Some(n as u64)
     }
 
+    /// The held bytes before byte `before` hold `said` in quotes (`"…"` or `'…'`): the text
+    /// printed it, or named it, before (see `unrolled::copies_to_halt`). Words of 8 to 200
+    /// bytes only; a pass over the bytes held, made when a loop of prose lines is judged.
+    pub fn quoted_before(&self, said: &[u8], before: u64) -> bool {
+        if !(8..=200).contains(&said.len()) {
+            return false;
+        }
+        let from = self.bytes.saturating_sub(TEXT_RING as u64);
+        let Some((a, b)) = self.bytes_from(from) else {
+            return false;
+        };
+        let held = (before.min(self.bytes) - from) as usize;
+        let mut text = [0u8; TEXT_RING];
+        let a_len = a.len().min(held);
+        let b_len = (held - a_len).min(b.len());
+        text[..a_len].copy_from_slice(&a[..a_len]);
+        text[a_len..a_len + b_len].copy_from_slice(&b[..b_len]);
+        let text = &text[..a_len + b_len];
+        memchr::memmem::find_iter(text, said).any(|i| {
+            let (open, close) = (i.checked_sub(1).map(|o| text[o]), text.get(i + said.len()));
+            matches!(open, Some(q @ (b'"' | b'\'')) if close == Some(&q))
+        })
+    }
+
     /// The held bytes from `from` to the end, as two slices (the ring may wrap); `None` when
     /// some of them are no longer held.
     pub fn bytes_from(&self, from: u64) -> Option<(&[u8], &[u8])> {

@@ -2169,3 +2169,41 @@ fn prose_lines_counting_in_a_name_declare_names() {
         assert!(*line <= 9, "way {way}: halted at line {line}");
     }
 }
+
+/// A program's output shown after it: the example prints a sentence in a loop, and the
+/// sample output below it says that sentence as often as the loop ran. A line the text
+/// printed before, in quotes, is output, judged as a statement written out (eight copies),
+/// not as a sentence said again (four): six lines pass. The same six lines with nothing
+/// that printed them are a sentence said again and halt.
+#[test]
+fn output_of_a_printed_line_is_shown_as_often_as_it_ran() {
+    let example = |printed: bool| {
+        let call = if printed {
+            "##       echo \"Still waiting for the lock to clear...\"\n"
+        } else {
+            "##       echo \"tick\"\n"
+        };
+        let mut t = String::from(
+            "## Waits for the lock.\n##\n## Example:\n##   proc waitLock() =\n##     while locked():\n",
+        );
+        t += call;
+        t += "##       sleep(250)\n##\n## Sample output\n## -------------\n";
+        for _ in 0..6 {
+            t += "##   Still waiting for the lock to clear...\n";
+        }
+        t + "##   Lock cleared.\nproc waitLock*() =\n  discard\n"
+    };
+    for s in presets() {
+        let shown = example(true);
+        assert_eq!(halts(&s, &shown), [None, None], "{shown}");
+    }
+    for (way, h) in halts(&StreamSettings::default(), &example(false))
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            h.is_some(),
+            "way {way}: no halt on a sentence said six times"
+        );
+    }
+}

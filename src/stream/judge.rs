@@ -234,7 +234,10 @@ impl StreamGuard {
                         let copies = f.span / f.period.max(1);
                         let may_wait = copies < CODE_LINE_COPIES
                             || block.iter().any(|p| memchr::memchr(b',', p).is_some());
-                        if may_wait && copies < unrolled::copies_to_halt(block).unwrap_or(0) {
+                        let printed = |said: &[u8]| self.text.quoted_before(said, start);
+                        if may_wait
+                            && copies < unrolled::copies_to_halt(block, printed).unwrap_or(0)
+                        {
                             action = action.min(Action::Warn);
                         }
                     }

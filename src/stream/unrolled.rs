@@ -26,7 +26,15 @@ const PROSE_LINE_COPIES: u32 = 4;
 /// more than any loop needs (0) for an import, an assignment that changes nothing again, a
 /// key given again or a declaration made again, and for an item of a list as many as fill a
 /// buffer (see [`fill_copies`]); divided by `k`. `None` for a block of other lines.
-pub(super) fn copies_to_halt(parts: [&[u8]; 2]) -> Option<u32> {
+///
+/// A line of prose that the text printed before, in quotes (`printed` answers for its words:
+/// `echo "Pretend I'm doing useful work..."`, then that line five times under `Sample
+/// output`), is the program's output shown: a loop prints it as often as it ran, so it is
+/// judged as a statement written out, not as prose said again.
+pub(super) fn copies_to_halt(
+    parts: [&[u8]; 2],
+    printed: impl FnOnce(&[u8]) -> bool,
+) -> Option<u32> {
     let mut buf = [0u8; 256];
     let block = joined(parts, &mut buf);
     let mut rotated = [0u8; 256];
@@ -38,7 +46,11 @@ pub(super) fn copies_to_halt(parts: [&[u8]; 2]) -> Option<u32> {
     let lines = if imports(block) {
         0
     } else if prose_line(line) {
-        PROSE_LINE_COPIES
+        if printed(said(line)) {
+            CODE_LINE_COPIES
+        } else {
+            PROSE_LINE_COPIES
+        }
     } else if same_value_again(line) || same_key_again(line) || declares_again(line) {
         0
     } else if list_item(line) {
@@ -227,6 +239,37 @@ fn prose_line(line: &[u8]) -> bool {
         };
         run >= 3
     })
+}
+
+/// What a line of prose says: the line without a comment leader (`#`, `##`, `//`, `--`, `;`,
+/// `%`, `*`, `<!--`) and the white space around it.
+fn said(line: &[u8]) -> &[u8] {
+    let mut rest = line;
+    for leader in [
+        &b"<!--"[..],
+        b"//",
+        b"/*",
+        b"--",
+        b"##",
+        b"#",
+        b"*",
+        b";",
+        b"%",
+    ] {
+        if let Some(r) = rest.strip_prefix(leader) {
+            rest = r;
+            break;
+        }
+    }
+    let start = rest
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(rest.len());
+    let end = rest
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &rest[start..end]
 }
 
 /// The block, one line in any rotation, assigns a value that calls nothing and does not
@@ -550,7 +593,7 @@ mod fill_tests {
             .filter(|&c| block.is_char_boundary(c))
             .map(|c| {
                 let (a, b) = block.split_at(c);
-                copies_to_halt([a.as_bytes(), b.as_bytes()])
+                copies_to_halt([a.as_bytes(), b.as_bytes()], |_| false)
             })
             .collect()
     }
@@ -588,6 +631,24 @@ mod fill_tests {
                 "{line:?}: {:?}",
                 copies(line)
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod said_tests {
+    use super::said;
+
+    #[test]
+    fn a_line_says_its_words_without_its_comment_leader() {
+        for (line, words) in [
+            ("##   Still waiting...  ", "Still waiting..."),
+            ("// note this", "note this"),
+            ("<!-- a remark -->", "a remark -->"),
+            ("plain words here", "plain words here"),
+            ("#", ""),
+        ] {
+            assert_eq!(said(line.as_bytes()), words.as_bytes(), "{line:?}");
         }
     }
 }
