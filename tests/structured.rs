@@ -2207,3 +2207,43 @@ fn output_of_a_printed_line_is_shown_as_often_as_it_ran() {
         );
     }
 }
+
+/// An output statement written again says the same thing again, as a sentence does: people
+/// write one three times at most (a separator, a random draw shown thrice), so it halts from
+/// its fourth copy (and the span a halt needs), not at a statement's eighth. A print without
+/// an argument (`print()`, spacing) is a statement like any other. As text a short line is a
+/// few words, and the span waits for the line detector's eighth copy.
+#[test]
+fn an_output_statement_written_again_halts_as_a_sentence_does() {
+    let script = |line: &str, n: usize| {
+        let mut t = String::from("def show(a, b):\n    total = a + b\n");
+        for _ in 0..n {
+            t += &format!("    {line}\n");
+        }
+        t + "    return total\n"
+    };
+    for s in presets() {
+        for human in [
+            script("print(\"=\" * 72)", 3),
+            script("fmt.Println(rng.Intn(6) + 1)", 3),
+            script("print()", 6),
+        ] {
+            assert_eq!(halts(&s, &human), [None, None], "{human}");
+        }
+    }
+    for line in ["print(a + b)", "console.log(total)", "echo \"$total\""] {
+        for (way, h) in halts(&StreamSettings::default(), &script(line, 12))
+            .iter()
+            .enumerate()
+        {
+            let (at, _) = h
+                .as_ref()
+                .unwrap_or_else(|| panic!("way {way}: no halt on {line} written twelve times"));
+            // Two lines before the first copy; with tokens by the fourth copy, as text (a
+            // short line is four or five words, and a halt needs 40 symbols) by the line's
+            // eighth, where any line of code halts.
+            let by = if way == 0 { 4 } else { 8 };
+            assert!(*at <= 2 + by, "way {way}: {line} halted at line {at}");
+        }
+    }
+}
