@@ -2338,3 +2338,55 @@ fn a_file_written_back_through_a_heredoc_is_the_state_it_was() {
     let refs: Vec<&str> = versions.iter().map(String::as_str).collect();
     assert_eq!(run(&refs), None);
 }
+
+/// A poll of something that moves is waiting: a CI run polled with the same command, whose
+/// jobs finish one by one (shown by glyphs, no word saying "running"), stands still for up to
+/// three polls at a time and is never warned. Once its answer stands still for good, the
+/// same poll is a repeat again; and a failing call retried, whose answers differ only by a
+/// request's id, is no poll.
+#[test]
+fn a_poll_whose_answer_moves_is_waiting() {
+    let poll = r#"{"command":"sleep 45 && gh run view 4711"}"#;
+    let jobs = |done: usize, minutes: usize| {
+        let mut out =
+            format!("* ci · 4711\nTriggered via push about {minutes} minutes ago\n\nJOBS\n");
+        for (i, job) in ["lint", "types", "test-a", "test-b", "test-c"]
+            .iter()
+            .enumerate()
+        {
+            let glyph = if i < done { "✓" } else { "*" };
+            out += &format!("{glyph} {job} (ID 90{i})\n");
+        }
+        out
+    };
+    // Jobs done after each poll: answers that stand still for one to three polls.
+    let done = [0, 1, 2, 2, 3, 3, 3, 4, 4, 4, 5];
+    let mut g = guard();
+    for (minute, &d) in done.iter().enumerate() {
+        let got = step(&mut g, "bash", poll, &jobs(d, minute), None);
+        assert_eq!(
+            got,
+            [Action::Continue; 2],
+            "poll {minute}: {:?}",
+            g.verdict()
+        );
+    }
+    // A run that stopped moving: after a change, the same answer on and on.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for minute in 0..12 {
+        let d = minute.min(2);
+        actions.push(step(&mut g, "bash", poll, &jobs(d, minute), None)[0]);
+    }
+    // Past the waits it is judged as any call, as its count has run on (a block at once).
+    assert!(actions.iter().any(|&a| a >= Action::Warn), "{actions:?}");
+    // A failure retried whose answers differ by a request id only.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for i in 0..6 {
+        let out = format!("Error: rate limited, request ID 8C21:{:04X}", 4000 + i * 7);
+        let err = "API error 403: rate limit";
+        actions.push(step(&mut g, "create_pr", r#"{"head":"feat"}"#, &out, Some(err))[0]);
+    }
+    assert!(actions.iter().any(|&a| a >= Action::Warn), "{actions:?}");
+}

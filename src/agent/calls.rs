@@ -2,7 +2,9 @@
 //! interleaved or in a cycle), a call like one that kept failing, and near duplicates.
 
 use super::text::ArgWords;
-use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
+use super::{
+    outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds, MOVING_ANSWERS,
+};
 use crate::Action;
 
 /// Calls in a row that must repeat an earlier stretch for a replay.
@@ -15,6 +17,26 @@ impl AgentGuard {
     pub(super) fn recalled(&self, i: usize) -> u32 {
         self.memory
             .recalls(AgentLoopKind::IdenticalCall, self.calls[i].memo) as u32
+    }
+
+    /// The calls just before this one with its `key`, back to back and answered without a
+    /// failure, are a poll whose answer changed within the last `MOVING_ANSWERS` of them: it
+    /// watches something that moves (a CI run's jobs finishing one by one), and the agent is
+    /// waiting, not repeating itself.
+    pub(super) fn polls_moving(&self, key: u64) -> bool {
+        let (mut newest, mut same) = (None, 0);
+        for c in self.calls.iter().rev() {
+            // A failure retried is no poll: its answers differ by a request's id at most.
+            let poll = c.key == key && c.answered && c.error.is_none();
+            let Some(answer) = c.outcome.filter(|_| poll) else {
+                return false;
+            };
+            match newest {
+                Some(n) if n != answer => return same <= MOVING_ANSWERS,
+                _ => (newest, same) = (Some(answer), same + 1),
+            }
+        }
+        false
     }
 
     pub(super) fn identical(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {

@@ -86,6 +86,10 @@ const MAX_CYCLE: usize = 8;
 /// Waits and polls of a running job in a row that are not checked (see `AgentGuard::call`):
 /// past them, waiting is judged as any call is (a job that never ends).
 const WAIT_PATIENCE: u32 = 30;
+/// Answers of a poll (the same call back to back) within which its answer last changed, for
+/// the poll to be watching something that moves (see `AgentGuard::polls_moving`). A CI job
+/// or a build step stands still for a few polls; one that stands still longer has stopped.
+const MOVING_ANSWERS: usize = 4;
 /// Bytes of one assistant message kept for its topic words.
 const MESSAGE_WORDS_BYTES: usize = 16 * 1024;
 /// Evidence steps kept in a verdict.
@@ -572,12 +576,16 @@ impl AgentGuard {
         // An empty line after an answer that said its command was still running waits for
         // more of its output (OpenHands: "wait longer … by sending empty command"). Our
         // reading, not a peer's: the peers' presets count every call as they do.
+        // A poll of something that moves waits too: the same call back to back, while its
+        // answer changed within the last `MOVING_ANSWERS` (a CI run's jobs finishing one by
+        // one, shown by glyphs no word says "running").
         let waits = s.results_are_progress
             && (effect.waits
                 || (effect.empty && self.calls.back().is_some_and(|o| o.running))
                 || (self.calls.iter().rev())
                     .find(|o| o.memo == memo)
-                    .is_some_and(|o| o.running));
+                    .is_some_and(|o| o.running)
+                || self.polls_moving(key));
         self.waiting = if waits {
             self.waiting.saturating_add(1)
         } else {
