@@ -267,14 +267,16 @@ fn is_volatile(w: &[u8]) -> bool {
         return true;
     }
     // A date or a time: digit groups joined by `-`, `:` or `/` (`2026-11-25`, `08:01:34`,
-    // `2026-11-25T08:01:34.5Z`).
+    // `2026-11-25T08:01:34.5Z`); a time's fraction of a second may follow a comma, as
+    // Python's logging writes it (`13:59:31,208`).
     let seps = w.iter().filter(|b| matches!(b, b'-' | b':' | b'/')).count();
     let ndigits = w.iter().filter(|b| b.is_ascii_digit()).count();
+    let time = w.contains(&b':');
     if seps >= 1
         && ndigits >= 4
         && w[0].is_ascii_digit()
         && w.iter()
-            .all(|b| b.is_ascii_digit() || b"-:/.TZ+".contains(b))
+            .all(|b| b.is_ascii_digit() || b"-:/.TZ+".contains(b) || (time && *b == b','))
         && w.split(|b| matches!(b, b'-' | b':' | b'/'))
             .all(|g| !g.is_empty())
     {
@@ -667,6 +669,11 @@ mod tests {
             ),
             ("at 2026-11-25T08:01:34Z: ok", "at 2025-01-02T10:00:00Z: ok"),
             ("09:14:02 INFO ready", "09:15:47 INFO ready"),
+            // Python's logging: a comma before the milliseconds.
+            (
+                "2024-06-03 13:59:31,208 INFO migrating",
+                "2024-06-03 14:00:47,655 INFO migrating",
+            ),
             ("id 9f1c2d3e-aaaa-bbbb", "id 0a1b2c3d-cccc-dddd"),
             ("file tmpa8x3k2q9 created", "file tmpzz81kd02 created"),
             // A long-lived shell numbers its diagnostics by the commands run so far.
