@@ -2390,3 +2390,56 @@ fn a_poll_whose_answer_moves_is_waiting() {
     }
     assert!(actions.iter().any(|&a| a >= Action::Warn), "{actions:?}");
 }
+
+/// A query that found no rows found nothing, whatever its columns are named: an agent asking
+/// a database the same question with new aliases, a CTE or another date predicate, answered
+/// `(0 rows)` under a header that echoes each query's own words, is warned by the third, as
+/// three searches that find nothing are. Queries that return rows are answers.
+#[test]
+fn queries_that_find_no_rows_found_nothing() {
+    let ask = |sql: &str| format!(r#"{{"CommandLine":"psql \"$DB\" -c \"{sql}\"","Cwd":"/srv"}}"#);
+    let answer = |header: &str| {
+        format!("Command completed with exit code 0.\nOutput:\n {header}\n----+----\n(0 rows)\n\n")
+    };
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (sql, header) in [
+        (
+            "SELECT id, total FROM invoices WHERE status = 'final'",
+            "id | total",
+        ),
+        (
+            "select i.id as inv, i.total as amount from invoices i where i.status='final'",
+            "inv | amount",
+        ),
+        (
+            "WITH f AS (SELECT * FROM invoices WHERE status = 'final') SELECT id FROM f",
+            "id",
+        ),
+        (
+            "SELECT number FROM invoices WHERE status IN ('final')",
+            "number",
+        ),
+    ] {
+        actions.push(step(&mut g, "run_command", &ask(sql), &answer(header), None)[1]);
+    }
+    assert!(actions[..3].contains(&Action::Warn), "{actions:?}");
+    let mut g = guard();
+    for (sql, rows) in [
+        (
+            "SELECT count(*) FROM invoices",
+            " count\n-------\n  212\n(1 row)",
+        ),
+        (
+            "SELECT status, count(*) FROM invoices GROUP BY 1",
+            " status | n\n final | 180\n draft | 32\n(2 rows)",
+        ),
+        (
+            "SELECT id FROM invoices WHERE status = 'draft' LIMIT 2",
+            " id\n----\n 7\n 9\n(2 rows)",
+        ),
+    ] {
+        let got = step(&mut g, "run_command", &ask(sql), rows, None);
+        assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
+    }
+}

@@ -46,6 +46,22 @@ pub(crate) fn prints_nothing(output: &[u8]) -> bool {
     held.is_none()
 }
 
+/// The output's last line that says something is a database's count of no rows: `(0 rows)`
+/// (psql), `Empty set` (MySQL), `no rows selected` (SQL*Plus). A query that found nothing,
+/// whatever columns its header names: they echo the query's own words, and a query reworded
+/// with new aliases finds the same nothing.
+pub(crate) fn found_no_rows(output: &[u8]) -> bool {
+    output
+        .rsplit(|&b| b == b'\n')
+        .map(trim_ascii)
+        .find(|l| !l.is_empty() && !harness_line(l))
+        .is_some_and(|l| {
+            l == b"(0 rows)"
+                || l.starts_with(b"Empty set")
+                || l.eq_ignore_ascii_case(b"no rows selected")
+        })
+}
+
 /// At most `most` bytes of `output` that `counts` outside markup tags and harness lines;
 /// stops at the first byte over.
 fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> bool) -> bool {
@@ -378,6 +394,26 @@ fn states_failed_exit(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_answered_no_rows_found_nothing() {
+        for out in [
+            " id | total\n----+-------\n(0 rows)\n\n",
+            "Output:\n n\n---\n(0 rows)\n[The command completed with exit code 0.]",
+            "Empty set (0.00 sec)",
+            "no rows selected",
+        ] {
+            assert!(found_no_rows(out.as_bytes()), "{out:?}");
+        }
+        for out in [
+            " n\n---\n 0\n(1 row)",
+            "(10 rows)",
+            "",
+            "0 rows were deleted, see (0 rows) above\ndone",
+        ] {
+            assert!(!found_no_rows(out.as_bytes()), "{out:?}");
+        }
+    }
 
     #[test]
     fn failures_are_read_from_the_first_and_last_lines() {

@@ -691,8 +691,10 @@ impl AgentGuard {
         let output = opened
             .as_ref()
             .map_or(output, |e| Some(e.output.as_bytes()));
-        let nothing_found =
-            self.calls[me].search && failure::prints_nothing(output.unwrap_or_default());
+        let nothing_found = (self.calls[me].search
+            && failure::prints_nothing(output.unwrap_or_default()))
+            || (s_results_are_progress(&self.config)
+                && failure::found_no_rows(output.unwrap_or_default()));
         let (out_fp, out_placeless, out_len) = result_fingerprints(if nothing_found {
             b""
         } else {
