@@ -319,6 +319,24 @@ fn fourth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The fifth set written blind (24 sessions in the shapes of Claude Code, Codex, aider, Cline,
+/// OpenHands, Cursor, Gemini CLI, Goose, SWE-agent, mini-swe-agent, Roo Code, Copilot,
+/// Windsurf, Amp, OpenCode, a Devin-like agent and MCP servers), measured as it came and then
+/// fixed where a rule of one sentence answered: known wrong are Cursor's dev server restarted
+/// after each config change, whose log read after each restart says the same startup banner
+/// (warned), and pull requests opened again and again on new branches after a timeout (missed:
+/// each round names a new branch).
+#[test]
+fn fifth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-5.jsonl",
+        &[
+            "blind5/cursor-vite-proxy-restarts",
+            "blind5/mcp-github-duplicate-prs",
+        ],
+    );
+}
+
 fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
     let path = data(name);
     let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
