@@ -143,6 +143,19 @@ pub(crate) enum Event {
     LineEnd { heading: bool, kind: LineKind },
 }
 
+/// `s` without leading and trailing ASCII whitespace.
+pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
+    let start = s
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(s.len());
+    let end = s
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |e| e + 1);
+    &s[start..end]
+}
+
 /// What a chunk of text produced.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct TextFinding {

@@ -31,18 +31,7 @@ fn closing(s: &[u8], open: u8, close: u8, max: usize) -> Option<usize> {
     None
 }
 
-/// `s` without leading and trailing ASCII whitespace.
-pub(crate) fn trim_ascii(s: &[u8]) -> &[u8] {
-    let start = s
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    let end = s
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &s[start..end]
-}
+pub(crate) use crate::text::trim_ascii;
 
 /// The fingerprint of a result, normalised for layout and environment chatter: surrounding
 /// whitespace trimmed, every whitespace run read as one space, and words that vary from run to

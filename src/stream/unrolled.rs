@@ -4,7 +4,7 @@
 //! time is not, and halts sooner. An item of a list given again fills the list, and is
 //! judged by its bytes.
 
-use crate::text::BUFFER_BYTES;
+use crate::text::{trim_ascii, BUFFER_BYTES};
 
 /// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
 /// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
@@ -301,15 +301,7 @@ fn said(line: &[u8]) -> &[u8] {
             break;
         }
     }
-    let start = rest
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(rest.len());
-    let end = rest
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |e| e + 1);
-    &rest[start..end]
+    trim_ascii(rest)
 }
 
 /// The block, one line in any rotation, assigns a value that calls nothing and does not

@@ -4,7 +4,8 @@
 
 use super::nesting::{nest_bounds, Nest};
 use super::{
-    Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, NOTHING_NEW, TEXT_RING,
+    trim_ascii, Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, NOTHING_NEW,
+    TEXT_RING,
 };
 use crate::engine::Finding;
 use crate::template::Run;
@@ -491,34 +492,21 @@ impl CopyNumbers {
 /// its indentation a comment leader, the number (decimal, or hex after `0x`), and then the
 /// line's end, `*/`, or at most four more bytes (the character a key map's entry stands for).
 fn index_comment(line: &[u8]) -> bool {
-    let text = skip_space(line);
+    let text = trim_ascii(line);
     let Some(rest) = ["//", "/*", "#", "--", ";", "%"]
         .iter()
         .find_map(|leader| text.strip_prefix(leader.as_bytes()))
     else {
         return false;
     };
-    let rest = skip_space(rest);
+    let rest = trim_ascii(rest);
     let rest = rest.strip_prefix(b"0x").unwrap_or(rest);
     let digits = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
     if digits == 0 || !rest[..digits].iter().any(u8::is_ascii_digit) {
         return false;
     }
-    let after = skip_space(&rest[digits..]);
-    let visible = after
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(0, |e| e + 1);
-    after.starts_with(b"*/") || visible <= 4 && !after[..visible].contains(&b' ')
-}
-
-/// `s` from its first byte that is not white space.
-fn skip_space(s: &[u8]) -> &[u8] {
-    let start = s
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(s.len());
-    &s[start..]
+    let after = trim_ascii(&rest[digits..]);
+    after.starts_with(b"*/") || after.len() <= 4 && !after.contains(&b' ')
 }
 
 fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
