@@ -84,7 +84,7 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres, the fourth set and test files"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth, fifth and sixth sets and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
     "fifth fifth 4000" "sixth sixth 4000"; do
   set -- $part
