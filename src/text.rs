@@ -646,7 +646,7 @@ impl TextState {
         let Some((a, b)) = self.bytes_from(from) else {
             return false;
         };
-        let held = (before.min(self.bytes) - from) as usize;
+        let held = before.min(self.bytes).saturating_sub(from) as usize;
         let mut text = [0u8; TEXT_RING];
         let a_len = a.len().min(held);
         let b_len = (held - a_len).min(b.len());
