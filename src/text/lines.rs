@@ -490,7 +490,8 @@ impl CopyNumbers {
 /// names between them, then `elif day == 15`); 0 otherwise.
 /// A line that opens with a comment saying only a number (see `TextState::indexed`): after
 /// its indentation a comment leader, the number (decimal, or hex after `0x`), and then the
-/// line's end, `*/`, or at most four more bytes (the character a key map's entry stands for).
+/// line's end, `*/`, or at most four more bytes (the character a key map's entry stands for),
+/// no digits among them but for one alone.
 fn index_comment(line: &[u8]) -> bool {
     let text = trim_ascii(line);
     let Some(rest) = ["//", "/*", "#", "--", ";", "%"]
@@ -505,8 +506,11 @@ fn index_comment(line: &[u8]) -> bool {
     if digits == 0 || !rest[..digits].iter().any(u8::is_ascii_digit) {
         return false;
     }
+    // After it, the entry's label: a character or a short name, not more digits (`# 2.1.0`
+    // is a version, `# 2023-01-22` a date), but for a digit alone (`#  48 0`).
     let after = trim_ascii(&rest[digits..]);
-    after.starts_with(b"*/") || after.len() <= 4 && !after.contains(&b' ')
+    let label = after.len() == 1 || !after.iter().any(u8::is_ascii_digit);
+    after.starts_with(b"*/") || after.len() <= 4 && !after.contains(&b' ') && label
 }
 
 fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
@@ -577,6 +581,7 @@ mod tests {
             "; 7 ESC",
             "  # 91 [",
             "/* 58 */",
+            "    #  48 0",
         ] {
             assert!(index_comment(line.as_bytes()), "{line:?}");
         }
@@ -586,6 +591,8 @@ mod tests {
             "# add",
             "#define MAX 10",
             "x = 5  # 5",
+            "# 2.1.0",
+            "# 2023-01-22",
             "",
             "#",
         ] {
