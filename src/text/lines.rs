@@ -233,13 +233,14 @@ impl TextState {
             } else {
                 (regular + skip) as u32
             };
-            let stepping = (0..n).filter(|&i| step(0, i) != 0);
+            // (Some number steps: the numbers are no ladder otherwise.)
             Ladder {
                 numbers: Numbers::Ladder,
                 regular: copies,
                 counts: counts_through(read, n),
-                in_names: stepping.clone().count() > 0
-                    && stepping.clone().all(|i| newest.glued & 1 << i != 0),
+                in_names: (0..n)
+                    .filter(|&i| step(0, i) != 0)
+                    .all(|i| newest.glued & 1 << i != 0),
             }
         }
     }
@@ -490,8 +491,8 @@ impl CopyNumbers {
 /// names between them, then `elif day == 15`); 0 otherwise.
 /// A line that opens with a comment saying only a number (see `TextState::indexed`): after
 /// its indentation a comment leader, the number (decimal, or hex after `0x`), and then the
-/// line's end, `*/`, or at most four more bytes (the character a key map's entry stands for),
-/// no digits among them but for one alone.
+/// line's end, `*/`, or, after a space, at most four more bytes (the key a key map's entry
+/// stands for: `A`, `M-1`).
 fn index_comment(line: &[u8]) -> bool {
     let text = trim_ascii(line);
     let Some(rest) = ["//", "/*", "#", "--", ";", "%"]
@@ -506,11 +507,11 @@ fn index_comment(line: &[u8]) -> bool {
     if digits == 0 || !rest[..digits].iter().any(u8::is_ascii_digit) {
         return false;
     }
-    // After it, the entry's label: a character or a short name, not more digits (`# 2.1.0`
-    // is a version, `# 2023-01-22` a date), but for a digit alone (`#  48 0`).
+    // The number stands alone, its label (`A`, `M-1`) after a space: a number going on
+    // (`# 2.1.0`, a version; `# 2023-01-22`, a date) is no index.
+    let alone = rest.get(digits).map_or(true, u8::is_ascii_whitespace);
     let after = trim_ascii(&rest[digits..]);
-    let label = after.len() == 1 || !after.iter().any(u8::is_ascii_digit);
-    after.starts_with(b"*/") || after.len() <= 4 && !after.contains(&b' ') && label
+    after.starts_with(b"*/") || alone && after.len() <= 4 && !after.contains(&b' ')
 }
 
 fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
@@ -582,6 +583,7 @@ mod tests {
             "  # 91 [",
             "/* 58 */",
             "    #  48 0",
+            "    # 177 M-1",
         ] {
             assert!(index_comment(line.as_bytes()), "{line:?}");
         }
