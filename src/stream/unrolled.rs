@@ -224,13 +224,8 @@ fn joined<'b>(parts: [&[u8]; 2], buf: &'b mut [u8; 256]) -> &'b [u8] {
 /// them short (`* // 'tick'`, `* experimental New snapshot release`), as a program's output
 /// shown in a document may. Not `#include` or `#[derive]`: `#` and a word at once is code.
 fn prose_line(line: &[u8]) -> bool {
-    let body = match line {
-        [b'/', b'/' | b'*', rest @ ..]
-        | [b'-', b'-', rest @ ..]
-        | [b'<', b'!', b'-', b'-', rest @ ..] => rest,
-        [b'#' | b'*', b' ' | b'\t' | b'#' | b'!', rest @ ..] => rest,
-        [b';' | b'%', rest @ ..] => rest,
-        _ => return holds_sentence(line),
+    let Some(body) = comment_body(line) else {
+        return holds_sentence(line);
     };
     let mut run = 0;
     body.iter().any(|&b| {
@@ -241,6 +236,19 @@ fn prose_line(line: &[u8]) -> bool {
         };
         run >= 3
     })
+}
+
+/// The line after its comment leader (`//`, `/*`, `--`, `<!--`, `#` or `*` and a space, `;`,
+/// `%`); `None` for a line that opens with none.
+fn comment_body(line: &[u8]) -> Option<&[u8]> {
+    match line {
+        [b'/', b'/' | b'*', rest @ ..]
+        | [b'-', b'-', rest @ ..]
+        | [b'<', b'!', b'-', b'-', rest @ ..] => Some(rest),
+        [b'#' | b'*', b' ' | b'\t' | b'#' | b'!', rest @ ..] => Some(rest),
+        [b';' | b'%', rest @ ..] => Some(rest),
+        _ => None,
+    }
 }
 
 /// The line prints something (`print(a + b)`, `console.log(x)`, `echo "$n"`, `fmt.Println(v)`):
@@ -281,27 +289,10 @@ fn prints(line: &[u8]) -> bool {
     })
 }
 
-/// What a line of prose says: the line without a comment leader (`#`, `##`, `//`, `--`, `;`,
-/// `%`, `*`, `<!--`) and the white space around it.
+/// What a line of prose says: the line without its comment leader (see [`comment_body`]) and
+/// the white space around it.
 fn said(line: &[u8]) -> &[u8] {
-    let mut rest = line;
-    for leader in [
-        &b"<!--"[..],
-        b"//",
-        b"/*",
-        b"--",
-        b"##",
-        b"#",
-        b"*",
-        b";",
-        b"%",
-    ] {
-        if let Some(r) = rest.strip_prefix(leader) {
-            rest = r;
-            break;
-        }
-    }
-    trim_ascii(rest)
+    trim_ascii(comment_body(line).unwrap_or(line))
 }
 
 /// The block, one line in any rotation, assigns a value that calls nothing and does not
@@ -678,7 +669,7 @@ mod said_tests {
             ("// note this", "note this"),
             ("<!-- a remark -->", "a remark -->"),
             ("plain words here", "plain words here"),
-            ("#", ""),
+            ("# ", ""),
         ] {
             assert_eq!(said(line.as_bytes()), words.as_bytes(), "{line:?}");
         }
