@@ -428,16 +428,16 @@ impl Structure {
         self.cues.add(block);
     }
 
-    /// Ends the line, whose last visible byte is `last` (0 for none) and whose last block
-    /// `tail` has not been counted yet. Returns what it was and whether it counts as
+    /// Ends the line, whose last visible byte is `ends[1]` (0 for none), the byte before it
+    /// `ends[0]` (0 where not known), and whose last block `tail` has not been counted yet. Returns what it was and whether it counts as
     /// structured for the line detectors (anything but prose, list items and headings, or an
     /// indented line); the next line starts afresh, in the region this one leaves.
-    pub fn end_line(&mut self, tail: &[u8], last: u8) -> (LineKind, bool) {
+    pub fn end_line(&mut self, tail: &[u8], ends: [u8; 2]) -> (LineKind, bool) {
         self.cues.add(tail);
         let lead = &self.lead[..self.lead_len as usize];
         let fence = lead == b"```" || lead == b"~~~";
         self.in_table = lead.first() == Some(&b'|');
-        let kind = self.kind(last, fence);
+        let kind = self.kind(ends, fence);
         let structured = fence
             || self.structured()
             || !matches!(
@@ -474,8 +474,9 @@ impl Structure {
         (kind, structured)
     }
 
-    /// The kind of the line that is ending.
-    fn kind(&self, last: u8, fence: bool) -> LineKind {
+    /// The kind of the line that is ending, whose last visible bytes are `ends`.
+    fn kind(&self, ends: [u8; 2], fence: bool) -> LineKind {
+        let [before_last, last] = ends;
         let c = &self.cues;
         let lead = &self.lead[..self.lead_len as usize];
         if c.visible == 0 {
@@ -510,6 +511,13 @@ impl Structure {
         // three brackets and operators making one in eight of its visible bytes; an indented
         // line in a run of code.
         let code_end = matches!(last, b';' | b'{' | b'}' | b'(' | b'[' | b']' | b'\\');
+        // A form of a Lisp (`(defconstant cs-opt-on 1)`, `(define-test f32.4<= …)`): a line
+        // at the margin that opens a parenthesis right before a name and closes one at its
+        // end, where prose in parentheses ends its sentence first (`(See below.)`).
+        let form = self.indent == 0
+            && matches!(lead, [b'(', b'a'..=b'z' | b'A'..=b'Z', ..])
+            && last == b')'
+            && !matches!(before_last, b'.' | b'!' | b'?');
         // `name = value` at the head of a line: an assignment, a setting.
         let assignment = c.assigns && self.indent == 0 && !self.first_word_star;
         let marked = c.code_marks >= 3 && c.code_marks as u32 * 8 >= c.visible as u32;
@@ -518,6 +526,7 @@ impl Structure {
         let named = c.named && !c.quoted;
         let columns = c.tabbed;
         if code_end
+            || form
             || marked
             || assignment
             || named

@@ -120,6 +120,10 @@ pub(crate) static CLASS: [u8; 256] = {
             b'-' | b'=' | b'_' | b'*' | b'#' | b'~' | b'.' | b'|' | b'+' | b'/' | b'\\' | b'`'
                 // A reStructuredText section's underline (`^^^^`, Sphinx's fourth level).
                 | b'^'
+                // A comment leader drawn across the line, as `////` and `####` are: Lisp's
+                // and assembly's `;;;;`, TeX's, MATLAB's and Erlang's `%%%%`.
+                | b';'
+                | b'%'
         ) {
             SEPARATOR
         } else {
@@ -178,7 +182,8 @@ pub(crate) struct TextFinding {
     /// A ladder's newest copies hold an index comment (`#  65 A`, `/* 58 */`): a table
     /// numbered for its reader (see `TextState::indexed`).
     pub lines_indexed: bool,
-    /// A ladder's stepping numbers are all parts of names (`opACC7`): see `Ladder::in_names`.
+    /// A ladder's stepping numbers, or the changing numbers of varied lines, are all parts of
+    /// names (`opACC7`, `m680x-6301`): see `Ladder::in_names`.
     pub lines_in_names: bool,
     /// With a ladder of a block whose numbers are one count through its copies, the numbers
     /// of a copy; 0 otherwise.

@@ -2247,3 +2247,63 @@ fn an_output_statement_written_again_halts_as_a_sentence_does() {
         }
     }
 }
+
+/// Lisp is written in forms, one to a line at the margin, and its files open with rules of
+/// its comment leader: `(define-lane-test u8.16+ …)` line after line with new names, a
+/// `;;;;…` rule, an export list of names that carry part numbers (`#:cpu-m680x-6301`,
+/// `-6309`, `-6800`) are how people write it. A form written out verbatim again and again
+/// still halts, as any line of code does.
+#[test]
+fn lisp_forms_rules_and_numbered_names_are_human_code() {
+    let rule = ";".repeat(72);
+    let mut forms = format!(
+        "{rule}\n;;;; Tests of the lane operations.\n{rule}\n\n(in-package :lanes-test)\n\n"
+    );
+    let types = [
+        "u8.16", "u16.8", "u32.4", "f32.4", "f64.2", "s8.16", "s16.8", "s32.4",
+    ];
+    let ops = [
+        "+", "-", "*", "min", "max", "and", "or", "xor", "=", "/=", "<", "<=", ">", ">=",
+    ];
+    for t in types {
+        for op in ops {
+            forms.push_str(&format!(
+                "(lanes-test:define-lane-test {t}{op} ({t}) ({t} &rest {t}) {t}{op})\n"
+            ));
+        }
+    }
+    let mut exports =
+        String::from("(defpackage \"CPU-MODES\"\n  (:use :common-lisp)\n  (:export\n");
+    for part in [
+        "6301", "6309", "6800", "6801", "6805", "6808", "6809", "6811", "6812", "6830",
+    ] {
+        exports.push_str(&format!("   #:cpu-mode-m680x-{part}\n"));
+    }
+    exports.push_str("   #:cpu-mode-big-endian))\n\n");
+    for (bit, part) in [
+        "6301", "6309", "6800", "6801", "6805", "6808", "6809", "6811",
+    ]
+    .iter()
+    .enumerate()
+    {
+        exports.push_str(&format!(
+            "(defconstant cpu-mode-m680x-{part} (ash 1 {}))\n",
+            bit + 1
+        ));
+    }
+    for s in presets() {
+        for text in [&forms, &exports] {
+            assert_eq!(
+                halts(&s, text).map(|h| h.map(|(_, v)| v.kind)),
+                [None, None],
+                "{text}"
+            );
+        }
+    }
+    let written_again = "(in-package :lanes-test)\n\n".to_string()
+        + &"(lanes-test:define-lane-test u8.16+ (u8.16) (u8.16 &rest u8.16) u8.16+)\n".repeat(40);
+    for s in presets() {
+        let [tokens, text] = halts(&s, &written_again);
+        assert!(tokens.is_some() && text.is_some(), "{tokens:?} {text:?}");
+    }
+}

@@ -380,8 +380,9 @@ impl StreamGuard {
         // What halts depends on the lines and on how the numbers in the copies change. Prose
         // lines repeated halt (`29. Remove the tire…`), their numbers the same or not, but for
         // records: lines that each carry their own key (a date, an issue number, a version)
-        // are a change log's entries, however alike their words, and halt only past
-        // `RECORD_FACTOR` times as many copies. In code, tables, fields and markup, where a
+        // are a change log's entries, however alike their words, and so are lines whose
+        // changing numbers are parts of names; both halt only past `RECORD_FACTOR` times as
+        // many copies. In code, tables, fields and markup, where a
         // token-level loop decides, repeated lines only warn, but for a counter ladder, which
         // halts once it covers `LADDER_LINES` (and, a block of several lines, from
         // `BLOCK_LADDER_COPIES` copies): people write out short ones (unrolled tables, macro
@@ -428,7 +429,10 @@ impl StreamGuard {
             && !self.last_line_is_data()
             && f.span >= self.last_line_fill_copies();
         let line_halt_copies = self.config.inner.settings.line_halt_copies;
-        let records = text.lines_numbers == Numbers::Records
+        // Lines whose only changing numbers sit in names (`#:cs-mode-m680x-6301`, `-6309`)
+        // name a different thing each, as records do.
+        let named_list = text.lines_numbers == Numbers::Varied && text.lines_in_names;
+        let records = (text.lines_numbers == Numbers::Records || named_list)
             && copies < RECORD_FACTOR.saturating_mul(line_halt_copies);
         // Prose lines whose counter is part of a name (`val opACC7 : int`, a list of numbered
         // names) declare those names, as a table does: they halt as a ladder in code does.

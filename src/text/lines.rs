@@ -56,8 +56,10 @@ pub(super) struct Ladder {
     /// With a ladder whose numbers are one count through its copies, the numbers of a copy
     /// (its rungs); 0 otherwise.
     pub counts: u32,
-    /// With a ladder, every number that steps is part of a name (a letter or `_` right
-    /// before it: `opACC7`, `KEY_F7`): lines declaring numbered names, not lines counting.
+    /// With a ladder, every number that steps is part of a name (`opACC7`, `KEY_F7`, see
+    /// `CopyNumbers::glued`): lines declaring numbered names, not lines counting. With
+    /// numbers that vary otherwise, every number that changed is: a list of names (part
+    /// numbers, models), each line naming its own thing.
     pub in_names: bool,
 }
 
@@ -87,7 +89,8 @@ struct CopyNumbers {
     /// that open a line.
     keys: u16,
     key_starts: u16,
-    /// The numbers that follow a letter or `_` at once: part of a name (`opACC7`).
+    /// The numbers that are part of a name: right after a letter or `_` (`opACC7`), or after
+    /// a `-` that follows a letter (`cs-mode-m680x-6301`, a kebab-case name).
     glued: u16,
 }
 
@@ -209,7 +212,14 @@ impl TextState {
             if keyed(&read[..recent]) {
                 Ladder::not(Numbers::Records)
             } else {
-                Ladder::not(Numbers::Varied)
+                // Every number that changed is part of a name: each copy names its own thing.
+                let changed = |i: usize| (0..recent - 1).any(|k| step(k, i) != 0);
+                Ladder {
+                    in_names: (0..n)
+                        .filter(|&i| changed(i))
+                        .all(|i| newest.glued & 1 << i != 0),
+                    ..Ladder::not(Numbers::Varied)
+                }
             }
         } else if (0..n).all(|i| step(0, i) == 0) {
             Ladder::not(Numbers::Same)
@@ -311,12 +321,15 @@ impl TextState {
             }
             c.count += 1;
         };
-        let mut before = 0u8;
+        let (mut before, mut before2) = (0u8, 0u8);
         for at in from..to {
             let b = self.ring[at as usize % TEXT_RING];
             if b.is_ascii_digit() {
                 if !in_digits {
-                    if c.count < COPY_NUMBERS && (before.is_ascii_alphabetic() || before == b'_') {
+                    let named = before.is_ascii_alphabetic()
+                        || before == b'_'
+                        || (before == b'-' && before2.is_ascii_alphabetic());
+                    if c.count < COPY_NUMBERS && named {
                         c.glued |= 1 << c.count;
                     }
                     if KEYS {
@@ -352,7 +365,7 @@ impl TextState {
                     (value, in_digits) = (0, false);
                 }
             }
-            before = b;
+            (before, before2) = (b, before);
         }
         if in_digits {
             push(&mut c, value, &mut group);

@@ -147,15 +147,19 @@ impl TextState {
                     // last visible byte before the newline (behind at most two spaces or a
                     // "\r") is ':'.
                     self.line_len -= 1;
-                    let last = (1..4)
-                        .map(|k| (self.last >> (16 * k)) as u8)
-                        .take_while(|&b| b != b'\n')
-                        .find(|&b| CLASS[b as usize] & SPACE == 0)
-                        .unwrap_or(0);
+                    let back = |k: u32| (self.last >> (16 * k)) as u8;
+                    let at = (1..4)
+                        .take_while(|&k| back(k) != b'\n')
+                        .find(|&k| CLASS[back(k) as usize] & SPACE == 0);
+                    let last = at.map_or(0, back);
+                    // The byte before it, while the bytes held reach it within the line.
+                    let before = at
+                        .filter(|&k| k < 3 && back(k + 1) != b'\n')
+                        .map_or(0, |k| back(k + 1));
                     let heading = last == b':';
                     let line_start = self.line_start;
                     let (f, structured, kind, template) =
-                        self.end_line(base + i as u64, last, journal.as_deref_mut());
+                        self.end_line(base + i as u64, [before, last], journal.as_deref_mut());
                     halted |= f.level == Action::Halt;
                     halted |= keep(&mut found.templates, template);
                     if f.beats(&found.lines) {
@@ -182,6 +186,7 @@ impl TextState {
                             && self.numbers(2 * f.period, copies / 2, end) == Numbers::Ladder
                         {
                             found.lines_numbers = Numbers::Ladder;
+                            found.lines_in_names = false;
                         }
                         found.lines_block = self.block_of_shapes(f.period);
                         found.lines_markup = self.block_of_markup(f.period);
@@ -446,19 +451,19 @@ impl TextState {
         self.line_skeleton = None;
     }
 
-    /// Ends the line being read (the next begins at byte `next`; `last` is its last visible
-    /// byte); returns the line engine's evidence, whether the line was code or a table row,
-    /// and its kind.
+    /// Ends the line being read (the next begins at byte `next`; `ends` is its last visible
+    /// byte and the byte before that, 0 where not known); returns the line engine's evidence,
+    /// whether the line was code or a table row, and its kind.
     fn end_line(
         &mut self,
         next: u64,
-        last: u8,
+        ends: [u8; 2],
         journal: Option<&mut Journal>,
     ) -> (Finding, bool, LineKind, Finding) {
         let indent = self.structure.indent();
         let (kind, structured) = self
             .structure
-            .end_line(&self.line[..self.line_len as usize], last);
+            .end_line(&self.line[..self.line_len as usize], ends);
         self.novelty
             .read(&self.line[..self.line_len as usize], true);
         self.novelty.end_word();
