@@ -805,6 +805,18 @@ fn edits_that_turn_one_failure_into_another_and_back_are_not_progress() {
     }
     assert_eq!(actions[..3], [Action::Continue; 3]);
     assert_eq!(actions[3], Action::Warn, "A, B, B, A: {actions:?}");
+    // The failure the agent set out to fix, then the circle: it began after the first.
+    let first = failure("parser");
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, out) in [&first, &a, &b, &a, &b].into_iter().enumerate() {
+        let edit = format!(r#"{{"command":"sed -i '5s/.*/import p{i}/' test_parser.py"}}"#);
+        step(&mut g, "bash", &edit, "", None);
+        let tb = Some("Traceback (most recent call last):");
+        actions.push(step(&mut g, "bash", run, out, tb)[1]);
+    }
+    assert_eq!(actions[..4], [Action::Continue; 4]);
+    assert_eq!(actions[4], Action::Warn, "C, then A, B, A, B: {actions:?}");
     // A new failure each time but for one that comes back: not a circle.
     let mut g = guard();
     let outs = [
@@ -2442,4 +2454,83 @@ fn queries_that_find_no_rows_found_nothing() {
         let got = step(&mut g, "run_command", &ask(sql), rows, None);
         assert_eq!(got, [Action::Continue; 2], "{:?}", g.verdict());
     }
+}
+
+/// The same read answered the same each time tells the agent nothing new, however much it
+/// learnt from the calls between: asked a third time within the window it warns (before the
+/// rule, the searches between hid it until three reads came back to back). A log read
+/// between other calls whose answer moves is a fresh look each time.
+#[test]
+fn a_read_answered_the_same_asked_again_between_other_calls_warns() {
+    let read = r#"{"absolute_path":"/app/src/queue/lease.ts","offset":120,"limit":42}"#;
+    let lines = "121  export async function renewLease(store, lease, opts) {\n122    const now = Date.now();\n";
+    let mut g = guard();
+    assert_eq!(
+        step(&mut g, "read_file", read, lines, None),
+        [Action::Continue; 2]
+    );
+    let found = "Found 6 matches for pattern \"ttlMs\":\nsrc/config.ts L22\nsrc/queue/lease.ts L31";
+    step(
+        &mut g,
+        "search_file_content",
+        r#"{"pattern":"ttlMs"}"#,
+        found,
+        None,
+    );
+    assert_eq!(
+        step(&mut g, "read_file", read, lines, None)[0],
+        Action::Continue
+    );
+    let other = r#"{"absolute_path":"/app/src/workers/worker.ts","offset":39,"limit":12}"#;
+    step(
+        &mut g,
+        "read_file",
+        other,
+        "40  const lease = await acquireLease(store, job);",
+        None,
+    );
+    assert_eq!(
+        step(&mut g, "read_file", read, lines, None)[0],
+        Action::Warn,
+        "{:?}",
+        g.verdict()
+    );
+
+    // A build log read between other calls: each answer new.
+    let mut g = guard();
+    let tail = r#"{"command":"tail -n 3 build.log"}"#;
+    for i in 0..4 {
+        let log = format!(
+            "Compiling crate-{i} v0.{i}.0\nCompiling crate-{} v0.1.{i}\n",
+            i + 10
+        );
+        let got = step(&mut g, "run_shell_command", tail, &log, None);
+        assert_eq!(got, [Action::Continue; 2], "poll {i}: {:?}", g.verdict());
+        let seen = format!("{} files", 40 + i);
+        step(
+            &mut g,
+            "run_shell_command",
+            r#"{"command":"ls target | wc -l"}"#,
+            &seen,
+            None,
+        );
+    }
+}
+
+/// One program runs many tools: `git fetch` answering fine says nothing of `git push`, which
+/// keeps being rejected the same way (before the rule, each fetch ended the push's failures,
+/// as a tool's success ends its streak).
+#[test]
+fn a_subcommand_that_works_does_not_end_another_s_failures() {
+    let push = r#"{"command":"git push origin fix/backoff"}"#;
+    let rejected = "To github.com:acme/httpkit.git\n ! [rejected]        fix/backoff -> fix/backoff \
+                    (non-fast-forward)\nerror: failed to push some refs to 'github.com:acme/httpkit.git'";
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for fetch in ["git fetch origin", "git fetch --all --prune", "git fetch"] {
+        actions.push(step(&mut g, "bash", push, rejected, Some("exit code 1"))[1]);
+        let args = format!(r#"{{"command":"{fetch}"}}"#);
+        step(&mut g, "bash", &args, "From github.com:acme/httpkit", None);
+    }
+    assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
 }

@@ -67,13 +67,23 @@ impl AgentGuard {
         if (seen as u32) + 1 < t.first() || (seen as u32) + self.recalled(me) < t.first() {
             return;
         }
+        // The agent learnt something in between (a new outcome) and asks again: unless the
+        // call was answered the same each time, when asking once more can tell it nothing.
+        let answers = (lo..me)
+            .filter(|&i| self.calls[i].key == key)
+            .map(|i| self.calls[i].outcome.filter(|_| self.calls[i].answered));
+        let same_answer = {
+            let mut answers = answers.peekable();
+            let first = answers.peek().copied().flatten();
+            first.is_some() && answers.all(|a| a == first)
+        };
         let mut calls = vec![me];
         for i in (lo..me).rev() {
             let c = &self.calls[i];
             if c.key == key {
                 calls.push(i);
-            } else if c.novel {
-                break; // the agent learnt something in between
+            } else if c.novel && !same_answer {
+                break;
             }
         }
         if calls.len() as u32 <= self.runs[1] + 1 {

@@ -203,15 +203,17 @@ impl AgentGuard {
         }
     }
 
-    /// The failures of call `me`'s command (its line and directory) since it last succeeded,
-    /// within the error window and across writes, oldest first, when they fail in exactly two
-    /// ways: an edit that turns one failure into the other and back has fixed nothing, as an
-    /// edit that leaves one failure as it was has not (see [`Self::errors_like`]). Empty
-    /// otherwise.
+    /// The newest failures of call `me`'s command (its line and directory), since it last
+    /// succeeded, within the error window and across writes, oldest first, as far back as they
+    /// fail in exactly two ways: an edit that turns one failure into the other and back has
+    /// fixed nothing, as an edit that leaves one failure as it was has not (see
+    /// [`Self::errors_like`]). The failure the agent set out to fix, a third way before the
+    /// two, ends them. Empty unless there are two ways.
     fn circling(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
         let memo = self.calls[me].memo;
         let lo = (me + 1).saturating_sub(s.error_window as usize);
         let mut calls = Vec::new();
+        let mut ways: [Option<Option<u64>>; 2] = [None; 2];
         for i in (lo..=me).rev() {
             let c = &self.calls[i];
             if c.memo != memo || !c.answered {
@@ -220,17 +222,17 @@ impl AgentGuard {
             if c.error.is_none() {
                 break;
             }
+            let way = Some(c.placeless);
+            match ways {
+                [None, _] => ways[0] = way,
+                [w, None] if w != way => ways[1] = way,
+                [w, v] if w != way && v != way => break,
+                _ => {}
+            }
             calls.push(i);
         }
         calls.reverse();
-        let ways = |i: usize| self.calls[i].placeless;
-        let first = calls.first().map(|&i| ways(i));
-        let other = calls.iter().map(|&i| ways(i)).find(|&w| Some(w) != first);
-        let two = other.is_some()
-            && calls
-                .iter()
-                .all(|&i| Some(ways(i)) == first || Some(ways(i)) == other);
-        if two {
+        if ways[1].is_some() {
             calls
         } else {
             Vec::new()

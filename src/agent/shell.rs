@@ -18,7 +18,7 @@
 mod checks;
 mod lexer;
 
-use xxhash_rust::xxh3::xxh3_64;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 use self::lexer::split;
 use super::edits::{path_hash, whole, TreeOp, TreeOps};
@@ -260,7 +260,7 @@ pub(crate) fn effect(command: &str) -> ShellEffect {
         sleeps |= matches!(name, "sleep" | "wait");
         works |= !plumbing || simple.writes_file;
         if out.program == 0 || (!program_set && !plumbing) {
-            out.program = xxh3_64(name.as_bytes());
+            out.program = program_hash(name, &words[1..]);
             out.searches = is_search(name, &words[1..]);
             out.checks = checks::is_check(name, &words[1..]);
             program_set = !plumbing;
@@ -634,6 +634,11 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
                 .iter()
                 .find(|a| !a.starts_with('-'))
                 .is_some_and(|a| matches!(a.as_str(), "list" | "show")),
+            // A bisect's `start`, `good`, `bad`, `skip` and `reset` check out another commit;
+            // `log`, `view` and `terms` read.
+            ("bisect", rest) => !rest.iter().find(|a| !a.starts_with('-')).is_some_and(|a| {
+                matches!(a.as_str(), "log" | "view" | "visualize" | "terms" | "help")
+            }),
             (sub, _) => matches!(
                 sub,
                 "apply"
@@ -693,6 +698,27 @@ fn is_interpreter(name: &str) -> bool {
         stem,
         "python" | "node" | "perl" | "ruby" | "php" | "bash" | "sh"
     )
+}
+
+/// The tool a program is: its name, and for a program whose first word says what it does
+/// (`git push`, `docker build`, `kubectl get`, `npm test`) that word too: `git fetch`
+/// working says nothing of `git push`.
+fn program_hash(name: &str, args: &[String]) -> u64 {
+    let sub = match name {
+        "git" => git_subcommand(args).0,
+        "docker" | "podman" | "kubectl" | "helm" | "gh" | "npm" | "pnpm" | "yarn" | "cargo"
+        | "go" | "dotnet" | "terraform" | "systemctl" | "poetry" | "uv" | "conda" | "brew" => args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map_or("", String::as_str),
+        _ => "",
+    };
+    let program = xxh3_64(name.as_bytes());
+    if sub.is_empty() {
+        program
+    } else {
+        xxh3_64_with_seed(sub.as_bytes(), program)
+    }
 }
 
 /// The first word of `git`'s arguments that is not an option (or an option's value), and the
@@ -822,6 +848,8 @@ mod tests {
             "str_replace_editor str_replace /repo/a.py --old_str x --new_str y",
             "timeout 60 env A=1 sed -i 's/x/y/' f",
             "> empty.txt",
+            "git bisect good",
+            "git bisect start && git bisect bad HEAD && git bisect good v1.4.0",
         ] {
             assert!(writes(w), "{w:?}");
         }
@@ -845,6 +873,7 @@ mod tests {
             "cat <<EOF\nnot a file > x\nEOF",
             "# rm -rf /\nls",
             "grep -c x f 2>&1",
+            "git bisect log",
         ] {
             assert!(!writes(r), "{r:?}");
         }
