@@ -337,6 +337,29 @@ fn fifth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The sixth set written blind (24 sessions in the shapes of Claude Code, Junie, Kilo Code,
+/// Codex, smolagents, aider, OpenHands, Cline, SWE-agent, Roo Code, Gemini CLI,
+/// mini-swe-agent, Continue, Goose, Windsurf, OpenCode, Copilot and Cursor), measured as it
+/// came and then fixed where a rule of one sentence answered. Known wrong, all missed: a
+/// Docker build failing the same way after edits to unrelated lines of its Dockerfile (each
+/// build's log differs by the file's size and BuildKit's timings), a pod in CrashLoopBackOff
+/// polled while only its restart count and ages move, and a streak of rejected replies (off by
+/// default, see the README).
+#[test]
+fn sixth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-6.jsonl",
+        &[
+            "blind6/roo-docker-build-pg-config",
+            "blind6/cursor-crashloop-polling",
+            "blind6/swe-agent-format-error-streak",
+        ],
+    );
+}
+
+/// Each session warns where it is labelled stuck, from one event before its labelled start
+/// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
+/// not warn; `known_wrong` are those it gets the wrong way.
 fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
     let path = data(name);
     let lines = json_lines(&run(&["scan", "--format", "json", path.to_str().unwrap()]));
@@ -357,7 +380,11 @@ fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
         if label["stuck"].as_bool().unwrap() {
             let start = label["loop_start"].as_u64().unwrap();
             let warned = line["first_warn_at"].as_u64();
-            assert!(warned.is_some_and(|w| w >= start), "{}: {line}", rec["id"]);
+            assert!(
+                warned.is_some_and(|w| w + 1 >= start),
+                "{}: {line}",
+                rec["id"]
+            );
         } else {
             assert_eq!(
                 line["first_warn_at"],
