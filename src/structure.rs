@@ -68,9 +68,13 @@ pub(crate) struct LineCues {
     /// A name shaped as only code writes one: a call (`name(`) or a name joined by `_`
     /// (`U_co`, `assert_type`); or a regular expression's escape (`\d`, `\s`, `\+`).
     named: bool,
-    /// A tab after the line's first visible byte: it aligns columns, as code and tables do
-    /// and prose never does.
+    /// A tab after the line's first visible byte, or two spaces or more between words but
+    /// after a sentence's end (`k-left   k-ctrl-mask  or`): it aligns columns, as code and
+    /// tables do and prose never does.
     tabbed: bool,
+    /// Where the line stands for `aligns`: 0 before its first visible byte, 1 in its first
+    /// word, 2 past the white space after it.
+    head: u8,
     /// A backtick: code quoted inside prose (`` `foo(bar)` ``), which the shapes then say
     /// nothing about.
     quoted: bool,
@@ -93,6 +97,9 @@ impl LineCues {
             if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') || self.prev[0] == b'\\' {
                 self.shapes(part);
             }
+            if !self.tabbed {
+                self.tabbed = self.aligns(part);
+            }
             self.prev = match part {
                 [.., a, b] => [*a, *b],
                 [b] => [self.prev[1], *b],
@@ -104,6 +111,33 @@ impl LineCues {
             self.code_marks = add(self.code_marks, 2);
             self.visible = add(self.visible, 3);
         }
+    }
+
+    /// `part`, the next bytes of the line, holds two spaces or more between words past the
+    /// line's first word (a list's marker is aligned so: `*   item`, `1.  item`), not after a
+    /// sentence's end (`.`, `!`, `?`, `:`, where typists put two).
+    fn aligns(&mut self, part: &[u8]) -> bool {
+        // The first byte of `part` past the line's first word and the white space after it.
+        let mut from = 0;
+        while self.head < 2 && from < part.len() {
+            if part[from] > b' ' {
+                self.head = 1;
+            } else if self.head == 1 {
+                self.head = 2;
+            }
+            from += 1;
+        }
+        if self.head < 2 {
+            return false;
+        }
+        memchr::memmem::find_iter(&part[from..], b"  ").any(|k| {
+            let i = from + k;
+            let before = if i > 0 { part[i - 1] } else { self.prev[1] };
+            let after = part[i..].iter().find(|&&b| b != b' ');
+            before > b' '
+                && !matches!(before, b'.' | b'!' | b'?' | b':')
+                && after.is_some_and(|&b| b > b' ')
+        })
     }
 
     /// Reads `part`, the next bytes of the line, which holds a `(`, `_`, backslash, backtick

@@ -2307,3 +2307,47 @@ fn lisp_forms_rules_and_numbered_names_are_human_code() {
         assert!(tokens.is_some() && text.is_some(), "{tokens:?} {text:?}");
     }
 }
+
+/// Tables people lay out in columns, and tables of numbered names: a key map whose columns
+/// are aligned with runs of spaces (`k-f3   k-shift-mask or constant s-k3   ( -- u )`), in a
+/// language whose lines hold no brackets to say they are code, and registers declared with
+/// their numbers (`10 constant $t2`: the number steps with the name). A count written in
+/// prose lines still halts, aligned or not.
+#[test]
+fn aligned_columns_and_numbered_names_are_tables() {
+    let mut keys = String::from("\\ Function keys with a modifier.\n");
+    for (mask, pad) in [("shift", "  "), ("ctrl", "   "), ("alt", "    ")] {
+        for k in 1..=12 {
+            let name = format!("k-f{k}");
+            let gap = if k < 10 { "   " } else { "  " };
+            keys += &format!(
+                "{name}{gap}k-{mask}-mask{pad}or constant {}-k{k}{gap}( -- u ) \\ keys\n",
+                &mask[..1]
+            );
+        }
+    }
+    let mut registers = String::from("\\ MIPS registers\n0 constant $zero\n1 constant $at\n");
+    for r in 0..8 {
+        registers += &format!("{} constant $t{r}\n", 8 + r);
+    }
+    for r in 0..8 {
+        registers += &format!("{} constant $s{r}\n", 16 + r);
+    }
+    registers += "24 constant $t8\n25 constant $t9\n";
+    for s in presets() {
+        for text in [&keys, &registers] {
+            assert_eq!(
+                halts(&s, text).map(|h| h.map(|(_, v)| v.kind)),
+                [None, None],
+                "{text}"
+            );
+        }
+    }
+    let counting: String = (1..=40)
+        .map(|d| format!("Day {d}:  I woke up and went to the park again.\n"))
+        .collect();
+    for s in presets() {
+        let [tokens, text] = halts(&s, &counting);
+        assert!(tokens.is_some() && text.is_some(), "{tokens:?} {text:?}");
+    }
+}

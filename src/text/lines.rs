@@ -56,10 +56,11 @@ pub(super) struct Ladder {
     /// With a ladder whose numbers are one count through its copies, the numbers of a copy
     /// (its rungs); 0 otherwise.
     pub counts: u32,
-    /// With a ladder, every number that steps is part of a name (`opACC7`, `KEY_F7`, see
-    /// `CopyNumbers::glued`): lines declaring numbered names, not lines counting. With
-    /// numbers that vary otherwise, every number that changed is: a list of names (part
-    /// numbers, models), each line naming its own thing.
+    /// With a ladder, a number that steps is part of a name (`opACC7`, `KEY_F7`, `$t2` for
+    /// register 10: see `CopyNumbers::glued`): lines declaring numbered names, the other
+    /// numbers their values, not lines counting. With numbers that vary otherwise, every
+    /// number that changed is part of a name: a list of names (part numbers, models), each
+    /// line naming its own thing.
     pub in_names: bool,
 }
 
@@ -248,9 +249,7 @@ impl TextState {
                 numbers: Numbers::Ladder,
                 regular: copies,
                 counts: counts_through(read, n),
-                in_names: (0..n)
-                    .filter(|&i| step(0, i) != 0)
-                    .all(|i| newest.glued & 1 << i != 0),
+                in_names: (0..n).any(|i| step(0, i) != 0 && newest.glued & 1 << i != 0),
             }
         }
     }
