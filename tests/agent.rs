@@ -2534,3 +2534,44 @@ fn a_subcommand_that_works_does_not_end_another_s_failures() {
     }
     assert_eq!(actions, [Action::Continue, Action::Continue, Action::Warn]);
 }
+
+/// Edits that touch only the test file's comments and layout leave its failure as it was: the
+/// runner quotes the source around the failing line, and that quote changes with each edit,
+/// but what the failure says does not (before the rule, each edit's new quote made a new
+/// failure of the same one).
+#[test]
+fn a_failure_that_only_quotes_edited_source_anew_is_the_same_failure() {
+    let run = r#"{"command":"npm test -- formatCurrency"}"#;
+    let failure = |frame: &str| {
+        format!(
+            "FAIL src/utils/formatCurrency.test.ts\n  ● formatCurrency › pads cents\n\n    \
+             Expected: \"$1,234.50\"\n    Received: \"$1,234.5\"\n\n{frame}\n\n      at \
+             Object.<anonymous> (src/utils/formatCurrency.test.ts:10:36)\n\nTests: 1 failed, 2 \
+             passed, 3 total\nTime:        1.211 s"
+        )
+    };
+    let frames = [
+        "    > 10 |     expect(formatCurrency(1234.5)).toBe('$1,234.50');\n         |              ^",
+        "      11 |     // two decimals, always\n    > 12 |     expect(formatCurrency(1234.5)).toBe(\"$1,234.50\");\n         |       ^",
+        "    > 13 |     expect(\n      14 |       formatCurrency(1234.5),\n      15 |     ).toBe(\"$1,234.50\");",
+        "    > 9 |     expect(formatCurrency(1234.5)).toBe(\"$1,234.50\"); // cents\n        |       ^",
+    ];
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, frame) in frames.iter().enumerate() {
+        let edit = format!(
+            r#"{{"file_path":"src/utils/formatCurrency.test.ts","old_string":"a{i}","new_string":"b{i}"}}"#
+        );
+        step(&mut g, "Edit", &edit, "The file has been updated.", None);
+        let err = Some("exit code 1");
+        actions.push(step(&mut g, "Bash", run, &failure(frame), err)[1]);
+    }
+    assert!(
+        actions[..2].iter().all(|&a| a == Action::Continue),
+        "{actions:?}"
+    );
+    assert!(
+        actions[2..].iter().any(|&a| a >= Action::Warn),
+        "{actions:?}"
+    );
+}

@@ -41,9 +41,12 @@ pub(crate) use crate::text::trim_ascii;
 /// folded. One pass, constant memory, whatever the size.
 ///
 /// The second fingerprint, made in the same pass, also reads positions in files as `#`
-/// (`line 12`, `app.py:12:`, `Repro.java:40`): an edit moves the lines after it, so a failure
-/// reported two lines lower after an edit is the same failure. Only the same command's
-/// failures are compared this way. Returns both and the trimmed length.
+/// (`line 12`, `app.py:12:`, `Repro.java:40`) and leaves out the source a failure quotes
+/// around its position (`  10 |     expect(total).toBe(5);` and the caret line under it, as
+/// rustc, gcc, clang, jest and tsc print them): an edit moves the lines after it and changes
+/// the lines it touched, so a failure reported two lines lower, or under a reworded line, after
+/// an edit is the same failure. Only the same command's failures are compared this way.
+/// Returns both and the trimmed length.
 pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     let t = trim_ascii(output);
     let mut hasher = Xxh3::new();
@@ -51,44 +54,102 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     let (mut before, mut prev): (&[u8], &[u8]) = (&[], &[]);
     // A number is held back one word: "1.25 seconds" folds it.
     let mut held: Option<&[u8]> = None;
-    let mut first = true;
-    let mut emit = |w: &[u8], position: bool| {
+    let (mut first, mut first_placed) = (true, true);
+    let mut emit = |w: &[u8], place: Place| {
         if !first {
             hasher.update(b" ");
-            placeless.update(b" ");
         }
         first = false;
         hasher.update(w);
-        placeless.update(if position { b"#" } else { w });
+        if place == Place::Quoted {
+            return;
+        }
+        if !first_placed {
+            placeless.update(b" ");
+        }
+        first_placed = false;
+        placeless.update(if place == Place::Position { b"#" } else { w });
     };
-    for w in t.split(u8::is_ascii_whitespace).filter(|w| !w.is_empty()) {
-        if let Some(n) = held.take() {
-            let position = strip_punct(before).eq_ignore_ascii_case(b"line");
-            emit(
-                if is_time_unit(strip_punct(w)) {
-                    b"#"
-                } else {
-                    n
-                },
-                position,
-            );
+    for line in t.split(|&b| b == b'\n') {
+        let quoted = is_quoted_source(line);
+        let place = |position: bool| match (quoted, position) {
+            (true, _) => Place::Quoted,
+            (false, true) => Place::Position,
+            (false, false) => Place::Word,
+        };
+        for w in line
+            .split(u8::is_ascii_whitespace)
+            .filter(|w| !w.is_empty())
+        {
+            if let Some(n) = held.take() {
+                let position = strip_punct(before).eq_ignore_ascii_case(b"line");
+                emit(
+                    if is_time_unit(strip_punct(w)) {
+                        b"#"
+                    } else {
+                        n
+                    },
+                    place(position),
+                );
+            }
+            let core = strip_punct(w);
+            let counter = names_handle(prev) || shell_counter(before, prev);
+            if is_number(core) && !counter {
+                held = Some(w);
+            } else if is_volatile(core) || (counter && (is_number(core) || is_handle(core))) {
+                emit(b"#", place(false));
+            } else {
+                emit(w, place(is_file_position(core)));
+            }
+            before = prev;
+            prev = w;
         }
-        let core = strip_punct(w);
-        let counter = names_handle(prev) || shell_counter(before, prev);
-        if is_number(core) && !counter {
-            held = Some(w);
-        } else if is_volatile(core) || (counter && (is_number(core) || is_handle(core))) {
-            emit(b"#", false);
-        } else {
-            emit(w, is_file_position(core));
-        }
-        before = prev;
-        prev = w;
     }
     if let Some(n) = held {
-        emit(n, strip_punct(before).eq_ignore_ascii_case(b"line"));
+        let position = strip_punct(before).eq_ignore_ascii_case(b"line");
+        emit(
+            n,
+            if position {
+                Place::Position
+            } else {
+                Place::Word
+            },
+        );
     }
     (hasher.digest(), placeless.digest(), t.len())
+}
+
+/// How a word of a result counts towards its placeless fingerprint.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Word,
+    /// A position in a file: read as `#`.
+    Position,
+    /// Part of the source a failure quotes: left out.
+    Quoted,
+}
+
+/// The line quotes source around a failure's position, as compilers and test runners print
+/// it: a line number and a bar before the code (`  10 |     foo();`, `> 12 |`, `12 │`), or
+/// the bar alone with carets, tildes or dashes under it (`   |     ^~~~`, `      |  ^`).
+fn is_quoted_source(line: &[u8]) -> bool {
+    let l = trim_ascii(line);
+    let l = l.strip_prefix(b">").map_or(l, trim_ascii);
+    let digits = l.iter().take_while(|b| b.is_ascii_digit()).count();
+    let rest = trim_ascii(&l[digits..]);
+    let bar = rest.starts_with(b"|") || rest.starts_with("\u{2502}".as_bytes());
+    if !bar {
+        return false;
+    }
+    if digits > 0 {
+        return true;
+    }
+    let after = &rest[if rest[0] == b'|' { 1 } else { 3 }..];
+    let marks = trim_ascii(after);
+    !marks.is_empty()
+        && marks
+            .iter()
+            .all(|b| matches!(b, b'^' | b'~' | b'-' | b'+' | b' '))
 }
 
 /// A file and a place in it, as compilers and test runners print them: a name with an
@@ -295,11 +356,50 @@ pub(crate) fn failure_fingerprint(
     if !says_only_status(error) {
         return fp;
     }
-    // The head says which command failed, the tail how (a traceback's last line).
+    // The head says which command failed, the tail how (a traceback's last line); the source
+    // a failure quotes (see `is_quoted_source`) says where, and is left out of both.
     let out = trim_ascii(output);
-    let head = error_fingerprint(&out[..out.len().min(OUTPUT_ENDS)], args, scratch);
-    let tail = error_fingerprint(&out[out.len().saturating_sub(OUTPUT_ENDS)..], args, scratch);
+    let mut end = [0u8; OUTPUT_ENDS];
+    let n = output_end(out, false, &mut end);
+    let head = error_fingerprint(&end[..n], args, scratch);
+    let n = output_end(out, true, &mut end);
+    let tail = error_fingerprint(&end[OUTPUT_ENDS - n..], args, scratch);
     xxh3_64_with_seed(&[head.to_le_bytes(), tail.to_le_bytes()].concat(), fp)
+}
+
+/// The first (or with `tail`, the last) `OUTPUT_ENDS` bytes of `out` but for the lines that
+/// quote source, into `buf` (from its start, or for the tail up to its end); returns how many.
+fn output_end(out: &[u8], tail: bool, buf: &mut [u8; OUTPUT_ENDS]) -> usize {
+    let mut n = 0;
+    let lines = out.split(|&b| b == b'\n');
+    let mut put = |b: u8| {
+        if n == OUTPUT_ENDS {
+            return false;
+        }
+        buf[if tail { OUTPUT_ENDS - 1 - n } else { n }] = b;
+        n += 1;
+        true
+    };
+    let kept = |line: &&[u8]| !is_quoted_source(line);
+    // Each line with the break that parts it from the next, read backwards for the tail.
+    if tail {
+        'lines: for line in lines.rev().filter(kept) {
+            for &b in line.iter().chain(std::iter::once(&b'\n')).rev() {
+                if !put(b) {
+                    break 'lines;
+                }
+            }
+        }
+    } else {
+        'lines: for line in lines.filter(kept) {
+            for &b in line.iter().chain(std::iter::once(&b'\n')) {
+                if !put(b) {
+                    break 'lines;
+                }
+            }
+        }
+    }
+    n
 }
 
 /// Bytes of each end of an output that identify a failure whose message is only a status.
@@ -713,10 +813,34 @@ mod tests {
                 "src/app.py:5:1: E999 SyntaxError",
             ),
             ("error at line 7", "error at line 9"),
+            // The source quoted around the failure changed with the edit (jest, rustc).
+            (
+                "Expected: \"$1,234.50\"\nReceived: \"$1,234.5\"\n\n   9 |   it('pads', () => {\n\
+                 > 10 |     expect(f(1234.5)).toBe('$1,234.50');\n     |                ^\n  at f.test.ts:10:36",
+                "Expected: \"$1,234.50\"\nReceived: \"$1,234.5\"\n\n  11 |       f(1234.5),\n\
+                 > 12 |     ).toBe(\"$1,234.50\");\n     |       ^\n  at f.test.ts:12:7",
+            ),
+            (
+                "error[E0382]: borrow of moved value: `v`\n --> src/main.rs:5:20\n  |\n\
+                 5 |     println!(\"{:?}\", v);\n  |                    ^ value borrowed here",
+                "error[E0382]: borrow of moved value: `v`\n --> src/main.rs:7:20\n  |\n\
+                 7 |     println!(\"{v:?}\");\n  |                    ^ value borrowed here",
+            ),
         ] {
             assert_ne!(fp(a), fp(b), "{a:?} vs {b:?}");
             assert_eq!(placeless(a), placeless(b), "{a:?} vs {b:?}");
         }
+        // What the failure says still counts beside the source it quotes.
+        assert_ne!(
+            placeless("Received: \"$1,234.5\"\n> 10 |     expect(x).toBe(1);"),
+            placeless("Received: \"$1,234.6\"\n> 10 |     expect(x).toBe(1);")
+        );
+        // A table's rows with a bar are no quoted source (`a | b`), nor a number and a pipe.
+        assert!(!super::is_quoted_source(b"name | value"));
+        assert!(!super::is_quoted_source(b"echo 3 | wc -l"));
+        // The carets alone point; a label after them says what is wrong.
+        assert!(super::is_quoted_source(b"     |       ^~~~"));
+        assert!(!super::is_quoted_source(b"  | ^^^^ expected `u32`"));
         for (a, b) in [
             ("assert 0 == 7", "assert 1 == 7"),
             ("expected 3 lines, got 4", "expected 3 lines, got 5"),
