@@ -357,6 +357,19 @@ fn sixth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The seventh set written blind (24 sessions in the shapes of Claude Code, OpenHands, Codex,
+/// aider, Gemini CLI, SWE-agent, mini-swe-agent, Cursor, Goose, Cline, Roo Code, Windsurf,
+/// Copilot, OpenCode, Amp and Continue), written after the sixth set's rules and measured as it
+/// came: no healthy session warned; known wrong is web searches reworded thirteen times whose
+/// answers all say the same in other words and links (missed).
+#[test]
+fn seventh_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-7.jsonl",
+        &["blind7/gemini-cli-websearch-reworded-never-acts"],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
