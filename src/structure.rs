@@ -130,13 +130,16 @@ impl LineCues {
         if self.head < 2 {
             return false;
         }
-        memchr::memmem::find_iter(&part[from..], b"  ").any(|k| {
+        let two_spaces = TWO_SPACES.get_or_init(|| memchr::memmem::Finder::new(b"  "));
+        two_spaces.find_iter(&part[from..]).any(|k| {
             let i = from + k;
             let before = if i > 0 { part[i - 1] } else { self.prev[1] };
-            let after = part[i..].iter().find(|&&b| b != b' ');
             before > b' '
                 && !matches!(before, b'.' | b'!' | b'?' | b':')
-                && after.is_some_and(|&b| b > b' ')
+                && part[i..]
+                    .iter()
+                    .find(|&&b| b != b' ')
+                    .is_some_and(|&b| b > b' ')
         })
     }
 
@@ -208,6 +211,10 @@ fn escape(before: u8, c: u8, after: u8) -> bool {
 fn joins(before: u8, after: u8) -> bool {
     before.is_ascii_alphanumeric() && after.is_ascii_alphanumeric()
 }
+
+/// The searcher for two spaces in a row, built once (see `LineCues::aligns`).
+static TWO_SPACES: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+    std::sync::OnceLock::new();
 
 /// Bytes summed in one go: each 12-bit lane of the sum holds at most this many.
 const LANE_MAX: usize = 4095;
