@@ -68,13 +68,11 @@ pub(crate) struct LineCues {
     /// A name shaped as only code writes one: a call (`name(`) or a name joined by `_`
     /// (`U_co`, `assert_type`); or a regular expression's escape (`\d`, `\s`, `\+`).
     named: bool,
-    /// A tab after the line's first visible byte, or two spaces or more between words but
-    /// after a sentence's end (`k-left   k-ctrl-mask  or`): it aligns columns, as code and
-    /// tables do and prose never does.
-    tabbed: bool,
-    /// Where the line stands for `aligns`: 0 before its first visible byte, 1 in its first
-    /// word, 2 past the white space after it.
-    head: u8,
+    /// `ALIGNED` once a tab after the line's first visible byte, or two spaces or more between
+    /// words but after a sentence's end (`k-left   k-ctrl-mask  or`), aligned columns, as code
+    /// and tables do and prose never does; until then where the line stands for `aligns`
+    /// (0 before its first visible byte, `IN_FIRST_WORD`, `PAST_FIRST_WORD`).
+    columns: u8,
     /// A backtick: code quoted inside prose (`` `foo(bar)` ``), which the shapes then say
     /// nothing about.
     quoted: bool,
@@ -97,8 +95,8 @@ impl LineCues {
             if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') || self.prev[0] == b'\\' {
                 self.shapes(part);
             }
-            if !self.tabbed {
-                self.tabbed = self.aligns(part);
+            if self.columns != ALIGNED && self.aligns(part) {
+                self.columns = ALIGNED;
             }
             self.prev = match part {
                 [.., a, b] => [*a, *b],
@@ -119,15 +117,15 @@ impl LineCues {
     fn aligns(&mut self, part: &[u8]) -> bool {
         // The first byte of `part` past the line's first word and the white space after it.
         let mut from = 0;
-        while self.head < 2 && from < part.len() {
+        while self.columns < PAST_FIRST_WORD && from < part.len() {
             if part[from] > b' ' {
-                self.head = 1;
-            } else if self.head == 1 {
-                self.head = 2;
+                self.columns = IN_FIRST_WORD;
+            } else if self.columns == IN_FIRST_WORD {
+                self.columns = PAST_FIRST_WORD;
             }
             from += 1;
         }
-        if self.head < 2 {
+        if self.columns != PAST_FIRST_WORD {
             return false;
         }
         let two_spaces = TWO_SPACES.get_or_init(|| memchr::memmem::Finder::new(b"  "));
@@ -147,9 +145,11 @@ impl LineCues {
     /// or tab or follows a `_` or a backslash, for a code-shaped name, a pattern's escape, a
     /// backtick and a tab that aligns columns.
     fn shapes(&mut self, part: &[u8]) {
-        if !self.tabbed {
+        if self.columns != ALIGNED {
             if let Some(t) = memchr::memrchr(b'\t', part) {
-                self.tabbed = self.visible > 0 || part[..t].iter().any(|&b| b > b' ');
+                if self.visible > 0 || part[..t].iter().any(|&b| b > b' ') {
+                    self.columns = ALIGNED;
+                }
             }
         }
         // A `_` that ended the blocks before is judged by the byte after it.
@@ -211,6 +211,11 @@ fn escape(before: u8, c: u8, after: u8) -> bool {
 fn joins(before: u8, after: u8) -> bool {
     before.is_ascii_alphanumeric() && after.is_ascii_alphanumeric()
 }
+
+/// `LineCues::columns`: in the line's first word, past it, and columns aligned.
+const IN_FIRST_WORD: u8 = 1;
+const PAST_FIRST_WORD: u8 = 2;
+const ALIGNED: u8 = 3;
 
 /// The searcher for two spaces in a row, built once (see `LineCues::aligns`).
 static TWO_SPACES: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
@@ -565,7 +570,7 @@ impl Structure {
         // A name shaped as only code writes one (`assert_type(`, `U_co`), not quoted: prose
         // puts a space before its brackets and joins its words with spaces.
         let named = c.named && !c.quoted;
-        let columns = c.tabbed;
+        let columns = c.columns == ALIGNED;
         if code_end
             || form
             || marked
