@@ -2575,3 +2575,53 @@ fn a_failure_that_only_quotes_edited_source_anew_is_the_same_failure() {
         "{actions:?}"
     );
 }
+
+/// A build that fails the same way after each edit of its Dockerfile: its log differs by the
+/// edited file's size, BuildKit's elapsed times and the line the failing step now stands on,
+/// none of which says the failure changed (before the rule, each build was a new failure).
+#[test]
+fn a_build_failing_alike_after_edits_is_the_same_failure() {
+    let build = r#"{"command":"docker build -t orders-api:dev ."}"#;
+    let log = |size: u32, t: f32, line: u32| {
+        format!(
+            "#1 transferring dockerfile: {size}B done\n#2 DONE {t:.1}s\n#7 [4/5] RUN pip install -r \
+             requirements.txt\n#7 {:.3} Collecting psycopg2==2.9.9\n#7 {:.3}   Error: pg_config \
+             executable not found.\n#7 ERROR: process \"/bin/sh -c pip install -r requirements.txt\" \
+             did not complete successfully: exit code: 1\n------\nDockerfile:{line}\nERROR: failed to \
+             solve: process \"/bin/sh -c pip install -r requirements.txt\" did not complete \
+             successfully: exit code: 1",
+            t + 1.0,
+            t + 2.7
+        )
+    };
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, (size, t, line)) in [
+        (512, 1.2, 10),
+        (573, 0.8, 11),
+        (590, 1.1, 11),
+        (611, 0.9, 13),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let edit = format!(r#"{{"path":"Dockerfile","diff":"ENV A{i}=1"}}"#);
+        step(
+            &mut g,
+            "apply_diff",
+            &edit,
+            "Changes successfully applied to Dockerfile",
+            None,
+        );
+        let err = Some("exit code 1");
+        actions.push(step(&mut g, "execute_command", build, &log(size, t, line), err)[1]);
+    }
+    assert!(
+        actions[..2].iter().all(|&a| a == Action::Continue),
+        "{actions:?}"
+    );
+    assert!(
+        actions[2..].iter().any(|&a| a >= Action::Warn),
+        "{actions:?}"
+    );
+}

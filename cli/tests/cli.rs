@@ -340,17 +340,14 @@ fn fifth_held_out_agent_sessions_warn_on_loops_only() {
 /// The sixth set written blind (24 sessions in the shapes of Claude Code, Junie, Kilo Code,
 /// Codex, smolagents, aider, OpenHands, Cline, SWE-agent, Roo Code, Gemini CLI,
 /// mini-swe-agent, Continue, Goose, Windsurf, OpenCode, Copilot and Cursor), measured as it
-/// came and then fixed where a rule of one sentence answered. Known wrong, all missed: a
-/// Docker build failing the same way after edits to unrelated lines of its Dockerfile (each
-/// build's log differs by the file's size and BuildKit's timings), a pod in CrashLoopBackOff
-/// polled while only its restart count and ages move, and a streak of rejected replies (off by
-/// default, see the README).
+/// came and then fixed where a rule of one sentence answered. Known wrong, both missed: a pod
+/// in CrashLoopBackOff polled while only its restart count and ages move, and a streak of
+/// rejected replies (off by default, see the README).
 #[test]
 fn sixth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-6.jsonl",
         &[
-            "blind6/roo-docker-build-pg-config",
             "blind6/cursor-crashloop-polling",
             "blind6/swe-agent-format-error-streak",
         ],

@@ -52,8 +52,9 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     let mut hasher = Xxh3::new();
     let mut placeless = Xxh3::new();
     let (mut before, mut prev): (&[u8], &[u8]) = (&[], &[]);
-    // A number is held back one word: "1.25 seconds" folds it.
-    let mut held: Option<&[u8]> = None;
+    // A number is held back one word: "1.25 seconds" folds it, "384 kB" is a size; and
+    // whether it opened its line with a fraction.
+    let mut held: Option<(&[u8], bool)> = None;
     let (mut first, mut first_placed) = (true, true);
     let mut emit = |w: &[u8], place: Place| {
         if !first {
@@ -77,36 +78,38 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
             (false, true) => Place::Position,
             (false, false) => Place::Word,
         };
-        for w in line
+        let mut words = line
             .split(u8::is_ascii_whitespace)
             .filter(|w| !w.is_empty())
-        {
-            if let Some(n) = held.take() {
-                let position = strip_punct(before).eq_ignore_ascii_case(b"line");
-                emit(
-                    if is_time_unit(strip_punct(w)) {
-                        b"#"
-                    } else {
-                        n
-                    },
-                    place(position),
-                );
+            .peekable();
+        // A build step's tag (`#7`) before the line's first word proper.
+        let tagged = words.peek().is_some_and(|w| is_step_tag(w));
+        for (k, w) in words.enumerate() {
+            if let Some((n, elapsed)) = held.take() {
+                let unit = strip_punct(w);
+                let position = strip_punct(before).eq_ignore_ascii_case(b"line")
+                    || elapsed
+                    || is_size_unit(unit);
+                emit(if is_time_unit(unit) { b"#" } else { n }, place(position));
             }
             let core = strip_punct(w);
             let counter = names_handle(prev) || shell_counter(before, prev);
             if is_number(core) && !counter {
-                held = Some(w);
+                // A fraction that opens a log line is the time since its start (BuildKit's
+                // `#7 1.874 Collecting …`, a kernel log's `[  3.421]`).
+                let first = k == tagged as usize;
+                held = Some((w, first && core.contains(&b'.')));
             } else if is_volatile(core) || (counter && (is_number(core) || is_handle(core))) {
                 emit(b"#", place(false));
             } else {
-                emit(w, place(is_file_position(core)));
+                emit(w, place(is_file_position(core) || is_size(core)));
             }
             before = prev;
             prev = w;
         }
     }
-    if let Some(n) = held {
-        let position = strip_punct(before).eq_ignore_ascii_case(b"line");
+    if let Some((n, elapsed)) = held {
+        let position = strip_punct(before).eq_ignore_ascii_case(b"line") || elapsed;
         emit(
             n,
             if position {
@@ -117,6 +120,27 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
         );
     }
     (hasher.digest(), placeless.digest(), t.len())
+}
+
+/// A build step's tag: `#` and its number (BuildKit's `#7`).
+fn is_step_tag(w: &[u8]) -> bool {
+    w.len() >= 2 && w[0] == b'#' && w[1..].iter().all(u8::is_ascii_digit)
+}
+
+/// Units of data sizes, as build and download logs print them (`384 kB`, `2.31kB`, `512B`).
+const SIZE_UNITS: &[&[u8]] = &[b"b", b"bytes", b"kb", b"kib", b"mb", b"mib", b"gb", b"gib"];
+
+fn is_size_unit(w: &[u8]) -> bool {
+    SIZE_UNITS.iter().any(|u| w.eq_ignore_ascii_case(u))
+}
+
+/// A number with a data size's unit, in one word (`512B`, `2.31kB`).
+fn is_size(w: &[u8]) -> bool {
+    let digits = w
+        .iter()
+        .take_while(|b| b.is_ascii_digit() || **b == b'.')
+        .count();
+    digits > 0 && w[0].is_ascii_digit() && is_size_unit(&w[digits..])
 }
 
 /// How a word of a result counts towards its placeless fingerprint.
@@ -160,13 +184,22 @@ fn is_file_position(w: &[u8]) -> bool {
     };
     let (file, place) = (&w[..colon], &w[colon + 1..]);
     let name = file.rsplit(|b| *b == b'/').next().unwrap_or_default();
-    let extension = match memchr::memrchr(b'.', name) {
-        Some(dot) if dot > 0 => &name[dot + 1..],
-        _ => return false,
+    let named = match memchr::memrchr(b'.', name) {
+        Some(dot) if dot > 0 => {
+            let extension = &name[dot + 1..];
+            !extension.is_empty()
+                && extension.iter().all(u8::is_ascii_alphanumeric)
+                && extension.iter().any(u8::is_ascii_alphabetic)
+        }
+        // A build file named without an extension (`Dockerfile:10`, `Makefile:23`,
+        // `Jenkinsfile`, `Gemfile`).
+        _ => {
+            name.len() > 4
+                && name[0].is_ascii_uppercase()
+                && name[name.len() - 4..].eq_ignore_ascii_case(b"file")
+        }
     };
-    !extension.is_empty()
-        && extension.iter().all(u8::is_ascii_alphanumeric)
-        && extension.iter().any(u8::is_ascii_alphabetic)
+    named
         && place.first().is_some_and(u8::is_ascii_digit)
         && place.iter().all(|b| b.is_ascii_digit() || *b == b':')
 }
@@ -813,6 +846,13 @@ mod tests {
                 "src/app.py:5:1: E999 SyntaxError",
             ),
             ("error at line 7", "error at line 9"),
+            // A build's log: BuildKit's elapsed times, the edited file's size, its lines.
+            (
+                "#1 transferring dockerfile: 512B done\n#7 1.874 Collecting psycopg2\n\
+                 #7 3.898 Error: pg_config executable not found.\nDockerfile:10\nERROR: failed",
+                "#1 transferring dockerfile: 573B done\n#7 1.652 Collecting psycopg2\n\
+                 #7 3.676 Error: pg_config executable not found.\nDockerfile:11\nERROR: failed",
+            ),
             // The source quoted around the failure changed with the edit (jest, rustc).
             (
                 "Expected: \"$1,234.50\"\nReceived: \"$1,234.5\"\n\n   9 |   it('pads', () => {\n\
