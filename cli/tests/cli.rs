@@ -367,6 +367,24 @@ fn seventh_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The eighth set written blind (24 sessions; most of the healthy ones come back to the same
+/// file, command or page on purpose, to try the rule that a call answered the same is asked
+/// again in vain), measured as it came: no healthy session warned. Known wrong, all missed:
+/// Cline asking the user the same question reworded, Cursor's codebase searches reworded
+/// for a function that has another name, and a build failing on a missing header through
+/// `| tail`, its exit status 0, under five commands and two installs between.
+#[test]
+fn eighth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-8.jsonl",
+        &[
+            "blind8/cline-repeat-clarification",
+            "blind8/cursor-codebase-search-renamed-fn",
+            "blind8/mini-swe-agent-missing-zstd-header",
+        ],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
