@@ -475,9 +475,10 @@ impl Structure {
     }
 
     /// Ends the line, whose last visible byte is `ends[1]` (0 for none), the byte before it
-    /// `ends[0]` (0 where not known), and whose last block `tail` has not been counted yet. Returns what it was and whether it counts as
-    /// structured for the line detectors (anything but prose, list items and headings, or an
-    /// indented line); the next line starts afresh, in the region this one leaves.
+    /// `ends[0]` (0 where not known), and whose last block `tail` has not been counted yet.
+    /// Returns what it was and whether it counts as structured for the line detectors
+    /// (anything but prose, list items and headings, or an indented line); the next line
+    /// starts afresh, in the region this one leaves.
     pub fn end_line(&mut self, tail: &[u8], ends: [u8; 2]) -> (LineKind, bool) {
         self.cues.add(tail);
         let lead = &self.lead[..self.lead_len as usize];

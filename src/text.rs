@@ -182,8 +182,8 @@ pub(crate) struct TextFinding {
     /// A ladder's newest copies hold an index comment (`#  65 A`, `/* 58 */`): a table
     /// numbered for its reader (see `TextState::indexed`).
     pub lines_indexed: bool,
-    /// A ladder's stepping numbers, or the changing numbers of varied lines, are all parts of
-    /// names (`opACC7`, `m680x-6301`): see `Ladder::in_names`.
+    /// A ladder steps a number in a name (`opACC7`, `$t2`), or the changing numbers of varied
+    /// lines are all parts of names (`m680x-6301`): see `Ladder::in_names`.
     pub lines_in_names: bool,
     /// With a ladder of a block whose numbers are one count through its copies, the numbers
     /// of a copy; 0 otherwise.
