@@ -630,15 +630,13 @@ fn writes(name: &str, args: &[String], stdin: &str) -> bool {
         // Version control that changes the working tree or the history.
         "git" => match git_subcommand(args) {
             // `git stash list` and `show` read.
-            ("stash", rest) => !rest
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .is_some_and(|a| matches!(a.as_str(), "list" | "show")),
+            ("stash", rest) => !matches!(subcommand(rest), "list" | "show"),
             // A bisect's `start`, `good`, `bad`, `skip` and `reset` check out another commit;
             // `log`, `view` and `terms` read.
-            ("bisect", rest) => !rest.iter().find(|a| !a.starts_with('-')).is_some_and(|a| {
-                matches!(a.as_str(), "log" | "view" | "visualize" | "terms" | "help")
-            }),
+            ("bisect", rest) => !matches!(
+                subcommand(rest),
+                "log" | "view" | "visualize" | "terms" | "help"
+            ),
             (sub, _) => matches!(
                 sub,
                 "apply"
@@ -700,6 +698,13 @@ fn is_interpreter(name: &str) -> bool {
     )
 }
 
+/// The first argument that is not an option: a program's subcommand ("" for none).
+fn subcommand(args: &[String]) -> &str {
+    args.iter()
+        .find(|a| !a.starts_with('-'))
+        .map_or("", String::as_str)
+}
+
 /// The tool a program is: its name, and for a program whose first word says what it does
 /// (`git push`, `docker build`, `kubectl get`, `npm test`) that word too: `git fetch`
 /// working says nothing of `git push`.
@@ -707,10 +712,9 @@ fn program_hash(name: &str, args: &[String]) -> u64 {
     let sub = match name {
         "git" => git_subcommand(args).0,
         "docker" | "podman" | "kubectl" | "helm" | "gh" | "npm" | "pnpm" | "yarn" | "cargo"
-        | "go" | "dotnet" | "terraform" | "systemctl" | "poetry" | "uv" | "conda" | "brew" => args
-            .iter()
-            .find(|a| !a.starts_with('-'))
-            .map_or("", String::as_str),
+        | "go" | "dotnet" | "terraform" | "systemctl" | "poetry" | "uv" | "conda" | "brew" => {
+            subcommand(args)
+        }
         _ => "",
     };
     let program = xxh3_64(name.as_bytes());

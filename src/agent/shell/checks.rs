@@ -6,7 +6,7 @@
 
 /// Program `name` (a file name) with arguments `args` checks the project.
 pub(super) fn is_check(name: &str, args: &[String]) -> bool {
-    let sub = subcommand(args);
+    let sub = super::subcommand(args);
     match name {
         "cargo" => matches!(
             sub,
@@ -42,13 +42,6 @@ pub(super) fn is_check(name: &str, args: &[String]) -> bool {
         }
         _ => is_check_tool(name),
     }
-}
-
-/// The first argument that is not an option: a program's subcommand.
-fn subcommand(args: &[String]) -> &str {
-    args.iter()
-        .find(|a| !a.starts_with('-'))
-        .map_or("", String::as_str)
 }
 
 /// The tool `npx` or `npm exec` runs (the first word after `skip` others that is not an
