@@ -52,9 +52,10 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     let mut hasher = Xxh3::new();
     let mut placeless = Xxh3::new();
     let (mut before, mut prev): (&[u8], &[u8]) = (&[], &[]);
-    // A number is held back one word: "1.25 seconds" folds it, "384 kB" is a size; and
-    // whether it opened its line with a fraction.
-    let mut held: Option<(&[u8], bool)> = None;
+    // A number is held back one word: "1.25 seconds" folds it, "384 kB" is a size; held with
+    // whether it is a position already (after `line`, or a fraction that opened its line) and
+    // whether its line quotes source.
+    let mut held: Option<(&[u8], bool, bool)> = None;
     let (mut first, mut first_placed) = (true, true);
     let mut emit = |w: &[u8], place: Place| {
         if !first {
@@ -73,11 +74,6 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     };
     for line in t.split(|&b| b == b'\n') {
         let quoted = is_quoted_source(line);
-        let place = |position: bool| match (quoted, position) {
-            (true, _) => Place::Quoted,
-            (false, true) => Place::Position,
-            (false, false) => Place::Word,
-        };
         let mut words = line
             .split(u8::is_ascii_whitespace)
             .filter(|w| !w.is_empty())
@@ -85,39 +81,32 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
         // A build step's tag (`#7`) before the line's first word proper.
         let tagged = words.peek().is_some_and(|w| is_step_tag(w));
         for (k, w) in words.enumerate() {
-            if let Some((n, elapsed)) = held.take() {
-                let unit = strip_punct(w);
-                let position = strip_punct(before).eq_ignore_ascii_case(b"line")
-                    || elapsed
-                    || is_size_unit(unit);
-                emit(if is_time_unit(unit) { b"#" } else { n }, place(position));
-            }
             let core = strip_punct(w);
+            if let Some((n, position, in_quote)) = held.take() {
+                let n = if is_time_unit(core) { &b"#"[..] } else { n };
+                emit(n, Place::of(in_quote, position || is_size_unit(core)));
+            }
             let counter = names_handle(prev) || shell_counter(before, prev);
             if is_number(core) && !counter {
                 // A fraction that opens a log line is the time since its start (BuildKit's
                 // `#7 1.874 Collecting …`, a kernel log's `[  3.421]`).
-                let first = k == tagged as usize;
-                held = Some((w, first && core.contains(&b'.')));
+                let elapsed = k == tagged as usize && core.contains(&b'.');
+                let after_line = strip_punct(prev).eq_ignore_ascii_case(b"line");
+                held = Some((w, after_line || elapsed, quoted));
             } else if is_volatile(core) || (counter && (is_number(core) || is_handle(core))) {
-                emit(b"#", place(false));
+                emit(b"#", Place::of(quoted, false));
             } else {
-                emit(w, place(is_file_position(core) || is_size(core)));
+                emit(
+                    w,
+                    Place::of(quoted, is_file_position(core) || is_size(core)),
+                );
             }
             before = prev;
             prev = w;
         }
     }
-    if let Some((n, elapsed)) = held {
-        let position = strip_punct(before).eq_ignore_ascii_case(b"line") || elapsed;
-        emit(
-            n,
-            if position {
-                Place::Position
-            } else {
-                Place::Word
-            },
-        );
+    if let Some((n, position, in_quote)) = held {
+        emit(n, Place::of(in_quote, position));
     }
     (hasher.digest(), placeless.digest(), t.len())
 }
@@ -151,6 +140,17 @@ enum Place {
     Position,
     /// Part of the source a failure quotes: left out.
     Quoted,
+}
+
+impl Place {
+    /// A word of a line that quotes source or not, that is a position or not.
+    fn of(quoted: bool, position: bool) -> Place {
+        match (quoted, position) {
+            (true, _) => Place::Quoted,
+            (false, true) => Place::Position,
+            (false, false) => Place::Word,
+        }
+    }
 }
 
 /// The line quotes source around a failure's position, as compilers and test runners print
