@@ -69,14 +69,11 @@ impl AgentGuard {
         }
         // The agent learnt something in between (a new outcome) and asks again: unless the
         // call was answered the same each time, when asking once more can tell it nothing.
-        let answers = (lo..me)
+        let mut answers = (lo..me)
             .filter(|&i| self.calls[i].key == key)
             .map(|i| self.calls[i].outcome.filter(|_| self.calls[i].answered));
-        let same_answer = {
-            let mut answers = answers.peekable();
-            let first = answers.peek().copied().flatten();
-            first.is_some() && answers.all(|a| a == first)
-        };
+        let first = answers.next().flatten();
+        let same_answer = first.is_some() && answers.all(|a| a == first);
         let mut calls = vec![me];
         for i in (lo..me).rev() {
             let c = &self.calls[i];
