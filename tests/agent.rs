@@ -2623,3 +2623,59 @@ fn same_failure_warns_from_the_third_run(actions: &[Action]) {
         "{actions:?}"
     );
 }
+
+#[test]
+fn a_build_stopping_at_one_diagnostic_is_one_dead_end_whichever_command_ran_it() {
+    // Piped through `tail`, every build exits 0; the harness's markup wraps the output; three
+    // tools report the compiler's stop three ways after it.
+    let wrap = |out: &str| format!("<returncode>0</returncode>\n<output>\n{out}\n</output>");
+    let fatal = "src/pyzpack/_zpack.c:6:10: fatal error: zstd.h: No such file or directory\n    \
+                 6 | #include <zstd.h>\n      |          ^~~~~~~~\ncompilation terminated.";
+    let setup = wrap(&format!(
+        "running build_ext\ngcc -pthread -O3 -c src/pyzpack/_zpack.c\n{fatal}\nerror: command \
+         '/usr/bin/gcc' failed with exit code 1"
+    ));
+    let pip = wrap(&format!(
+        "  Building editable for pyzpack (pyproject.toml) ... error\n{fatal}\n  note: This error \
+         originates from a subprocess.\n  ERROR: Failed building editable for pyzpack\nFailed to \
+         build pyzpack\nERROR: Failed to build installable wheels for some pyproject.toml based \
+         projects (pyzpack)"
+    ));
+    let build = wrap(&format!(
+        "* Building wheel...\n{fatal}\n\nERROR Backend subprocess exited when trying to invoke \
+         build_wheel"
+    ));
+    let runs = [
+        ("cd /testbed && python setup.py develop 2>&1 | tail -n 30", &setup),
+        ("cd /testbed && pip install -e . 2>&1 | tail -n 25", &pip),
+        ("cd /testbed && python -m build 2>&1 | tail -n 20", &build),
+        ("cd /testbed && pip install --no-build-isolation -e . 2>&1 | tail", &pip),
+    ];
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (command, out) in runs {
+        let args = serde_json::json!({ "command": command }).to_string();
+        actions.push(step(&mut g, "bash", &args, out, None)[1]);
+    }
+    same_failure_warns_from_the_third_run(&actions);
+    assert_eq!(g.verdict().kind, AgentLoopKind::SameError);
+
+    // Different first errors are different failures, though cargo ends each the same way.
+    let cargo = |first: &str| {
+        wrap(&format!(
+            "   Compiling app v0.1.0 (/work/app)\n{first}\n --> src/main.rs:4:18\n\nerror: could \
+             not compile `app` (bin \"app\") due to 1 previous error"
+        ))
+    };
+    let mut g = guard();
+    for (package, first) in [
+        ("core", "error[E0308]: mismatched types"),
+        ("cli", "error[E0425]: cannot find value `cfg` in this scope"),
+        ("web", "error[E0599]: no method named `serve` found for struct `App`"),
+        ("jobs", "error[E0433]: failed to resolve: use of undeclared crate `tokio`"),
+    ] {
+        let args = serde_json::json!({ "command": format!("cargo build -p {package} 2>&1 | tail") });
+        let [_, after] = step(&mut g, "bash", &args.to_string(), &cargo(first), None);
+        assert_eq!(after, Action::Continue, "{package}: {:?}", g.verdict());
+    }
+}

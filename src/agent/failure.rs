@@ -2,6 +2,7 @@
 //! error: nothing at all (an empty success, whatever markup wraps it), a failure named in its
 //! first or last lines, or only a non-zero exit status.
 
+use super::diagnostic::first_error;
 use super::text::trim_ascii;
 
 /// An output that says nothing: no letters outside markup tags and harness lines, or a word of
@@ -113,6 +114,14 @@ fn harness_line(line: &[u8]) -> bool {
         || positions_ignoring_case(t, b"next invocation of this tool")
             .next()
             .is_some()
+}
+
+/// A line of markup alone: tags, and between them at most a number (`<returncode>0</returncode>`,
+/// `<output>`, `</output>`).
+fn markup_line(line: &[u8]) -> bool {
+    line.first() == Some(&b'<')
+        && line.last() == Some(&b'>')
+        && at_most_outside_markup(line, 0, |b| !b.is_ascii_digit() && !b.is_ascii_whitespace())
 }
 
 /// Where `needle` (lower case) stands in `hay`, ASCII case ignored.
@@ -248,46 +257,26 @@ pub(crate) fn says_only_status(error: &[u8]) -> bool {
 /// `tests_failed`). A status alone is reported as [`EXIT_STATUS`], which
 /// [`failure_fingerprint`](super::text::failure_fingerprint) tells apart by the output's ends.
 pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
+    let diagnostic = first_error(output);
+    match failure_line(output) {
+        // A build's first error diagnostic is its cause (see `diagnostic`).
+        Some(line) => Some(diagnostic.map_or(line, |(d, _)| d)),
+        // A compiler that stopped failed the build, whatever the lines after it say.
+        None => diagnostic.filter(|&(_, fatal)| fatal).map(|(d, _)| d),
+    }
+}
+
+/// The line that reports a failure, as [`reported_failure`] reads it but for diagnostics.
+fn failure_line(output: &[u8]) -> Option<&[u8]> {
     let t = trim_ascii(output);
     let first = t.split(|&b| b == b'\n').next().unwrap_or_default();
     let last = t.rsplit(|&b| b == b'\n').next().unwrap_or_default();
-    let named = [first, last].into_iter().map(trim_ascii).find(|line| {
-        const LEADS: &[&[u8]] = &[
-            b"E: ",
-            b"error:",
-            b"Error:",
-            b"ERROR:",
-            b"error[",
-            b"fatal:",
-            b"FATAL:",
-            b"Traceback",
-            // The shell's own diagnostics (`/bin/bash: line 2: unexpected EOF …`).
-            b"bash: ",
-            b"/bin/bash: ",
-            b"sh: ",
-            b"/bin/sh: ",
-            b"zsh: ",
-        ];
-        const MARKS: &[&[u8]] = &[
-            b": command not found",
-            b": No such file or directory",
-            b"Permission denied",
-            b"Unable to locate package",
-            b"timed out",
-            b"TIMED OUT",
-        ];
-        LEADS.iter().any(|l| line.starts_with(l))
-            || MARKS
-                .iter()
-                .any(|m| memchr::memmem::find(line, m).is_some())
-            || (line.ends_with(b"Error") || line.contains(&b':'))
-                && line
-                    .split(|&b| b == b':')
-                    .next()
-                    .is_some_and(|h| h.ends_with(b"Error") || h.ends_with(b"Exception"))
-    });
-    if named.is_some() {
-        return named;
+    if let Some(named) = [first, last]
+        .into_iter()
+        .map(trim_ascii)
+        .find(|l| names_failure(l))
+    {
+        return Some(named);
     }
     let mut tail = t.rsplit(|&b| b == b'\n');
     let last3 = [tail.next(), tail.next(), tail.next()];
@@ -298,11 +287,65 @@ pub(crate) fn reported_failure(output: &[u8]) -> Option<&[u8]> {
         return Some(EXIT_STATUS);
     }
     // With no status printed (SWE-agent prints none), a test runner's own verdict.
-    last3
+    if let Some(verdict) = last3
         .into_iter()
         .flatten()
         .map(trim_ascii)
         .find(|l| tests_failed(l))
+    {
+        return Some(verdict);
+    }
+    // What the command printed is inside the harness's markup, whose exit status is the last
+    // command's of a pipe (`make 2>&1 | tail`: `tail`'s 0): the command's own first and last
+    // lines name a failure as they would with no markup around them.
+    let mut printed = t
+        .split(|&b| b == b'\n')
+        .map(trim_ascii)
+        .filter(|l| !l.is_empty() && !markup_line(l) && !harness_line(l));
+    let printed_first = printed.next().unwrap_or_default();
+    let printed_last = printed.next_back().unwrap_or(printed_first);
+    [printed_first, printed_last]
+        .into_iter()
+        .find(|l| names_failure(l))
+}
+
+/// The line (trimmed) names a failure: `E: …`, `error: …`, `fatal: …`, a traceback, the
+/// shell's own diagnostics, `…: command not found`, `…: No such file or directory`, `Permission
+/// denied`, a timeout, or an exception's name before a colon (`ValueError: bad`).
+fn names_failure(line: &[u8]) -> bool {
+    const LEADS: &[&[u8]] = &[
+        b"E: ",
+        b"error:",
+        b"Error:",
+        b"ERROR:",
+        b"error[",
+        b"fatal:",
+        b"FATAL:",
+        b"Traceback",
+        // The shell's own diagnostics (`/bin/bash: line 2: unexpected EOF …`).
+        b"bash: ",
+        b"/bin/bash: ",
+        b"sh: ",
+        b"/bin/sh: ",
+        b"zsh: ",
+    ];
+    const MARKS: &[&[u8]] = &[
+        b": command not found",
+        b": No such file or directory",
+        b"Permission denied",
+        b"Unable to locate package",
+        b"timed out",
+        b"TIMED OUT",
+    ];
+    LEADS.iter().any(|l| line.starts_with(l))
+        || MARKS
+            .iter()
+            .any(|m| memchr::memmem::find(line, m).is_some())
+        || (line.ends_with(b"Error") || line.contains(&b':'))
+            && line
+                .split(|&b| b == b':')
+                .next()
+                .is_some_and(|h| h.ends_with(b"Error") || h.ends_with(b"Exception"))
 }
 
 /// The line is a test runner's or build tool's verdict of failure, as it ends its output: a

@@ -39,6 +39,7 @@ mod args;
 mod calls;
 mod chant;
 mod conclude;
+mod diagnostic;
 mod editor;
 mod edits;
 mod envelope;
@@ -133,6 +134,9 @@ struct CallRec {
     error: Option<u64>,
     /// Its error named one of its arguments (see `ArgWords::named_in`).
     error_names_args: bool,
+    /// Its error is a compiler's diagnostic (see [`diagnostic`]): the cause, whichever
+    /// command met it.
+    diagnosed: bool,
     result_len: usize,
     /// The outcome was new to the window: the agent learnt something.
     novel: bool,
@@ -621,6 +625,7 @@ impl AgentGuard {
             placeless: None,
             error: None,
             error_names_args: false,
+            diagnosed: false,
             result_len: 0,
             novel: false,
             answered: false,
@@ -716,6 +721,12 @@ impl AgentGuard {
         {
             error = None;
         }
+        // The failure is read from a build's first error diagnostic when the output holds one
+        // and the error says no more (see `reported_failure`, `failure_fingerprint`).
+        let diagnosed = error.is_some_and(|e| {
+            diagnostic::first_error(output.unwrap_or_default())
+                .is_some_and(|(cause, _)| cause == e || failure::says_only_status(e))
+        });
         let mut names_args = false;
         let err_fp = error.map(|e| {
             let args = ArgWords::of(self.calls[me].args_head.bytes());
@@ -756,6 +767,7 @@ impl AgentGuard {
                 .then(|| xxh3_64_with_seed(&out_placeless.to_le_bytes(), err_fp.unwrap_or(0)));
             c.error = err_fp;
             c.error_names_args = names_args;
+            c.diagnosed = diagnosed;
             c.result_len = out_len;
             c.novel = novel;
             c.answered = true;

@@ -70,6 +70,26 @@ impl AgentGuard {
             .collect()
     }
 
+    /// The calls since the last write, within the error window and up to call `me`, whose
+    /// error is the compiler's diagnostic call `me` met: a build that stops at one cause is
+    /// one dead end whichever command ran it (`setup.py develop`, `pip install -e .`,
+    /// `python -m build`), and only a write can change what the compiler reads (but for a
+    /// write that leaves the same command failing exactly as it failed: see
+    /// [`Self::errors_like`]).
+    fn diagnosed_like(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let m = &self.calls[me];
+        (lo..=me)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.diagnosed
+                    && c.error == m.error
+                    && (c.step >= self.failure_epoch
+                        || (c.memo == m.memo && c.placeless == m.placeless))
+            })
+            .collect()
+    }
+
     /// Call `i` is to `tool` and returned without an error.
     pub(super) fn succeeded(&self, i: usize, tool: u64) -> bool {
         let c = &self.calls[i];
@@ -98,7 +118,11 @@ impl AgentGuard {
             return;
         }
         let c = &self.calls[me];
-        let calls = self.errors_like(s, me, c.tool, c.error.expect("an error"), true);
+        let calls = if c.diagnosed {
+            self.diagnosed_like(s, me)
+        } else {
+            self.errors_like(s, me, c.tool, c.error.expect("an error"), true)
+        };
         if let Some((&last, before)) = calls.split_last() {
             if last == me && !before.is_empty() && self.new_attempt(me, before) {
                 return;

@@ -5,6 +5,7 @@
 
 use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
 
+use super::diagnostic::first_error;
 use super::failure::says_only_status;
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
@@ -378,7 +379,8 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// The fingerprint of a failure: its error message's, with the output's when the message
 /// says no more than an exit status (`returncode 1`: which command failed and how is then in
-/// the output, and a dead end is the same failure, not the same exit code).
+/// the output, and a dead end is the same failure, not the same exit code): a build's first
+/// error diagnostic, or else the output's ends.
 pub(crate) fn failure_fingerprint(
     error: &[u8],
     output: &[u8],
@@ -388,6 +390,10 @@ pub(crate) fn failure_fingerprint(
     let fp = error_fingerprint(error, args, scratch);
     if !says_only_status(error) {
         return fp;
+    }
+    // A build's first error diagnostic says what failed (see `diagnostic`).
+    if let Some((cause, _)) = first_error(output) {
+        return xxh3_64_with_seed(&error_fingerprint(cause, args, scratch).to_le_bytes(), fp);
     }
     // The head says which command failed, the tail how (a traceback's last line); the source
     // a failure quotes (see `is_quoted_source`) says where, and is left out of both.
