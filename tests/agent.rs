@@ -2646,10 +2646,16 @@ fn a_build_stopping_at_one_diagnostic_is_one_dead_end_whichever_command_ran_it()
          build_wheel"
     ));
     let runs = [
-        ("cd /testbed && python setup.py develop 2>&1 | tail -n 30", &setup),
+        (
+            "cd /testbed && python setup.py develop 2>&1 | tail -n 30",
+            &setup,
+        ),
         ("cd /testbed && pip install -e . 2>&1 | tail -n 25", &pip),
         ("cd /testbed && python -m build 2>&1 | tail -n 20", &build),
-        ("cd /testbed && pip install --no-build-isolation -e . 2>&1 | tail", &pip),
+        (
+            "cd /testbed && pip install --no-build-isolation -e . 2>&1 | tail",
+            &pip,
+        ),
     ];
     let mut g = guard();
     let mut actions = Vec::new();
@@ -2671,10 +2677,17 @@ fn a_build_stopping_at_one_diagnostic_is_one_dead_end_whichever_command_ran_it()
     for (package, first) in [
         ("core", "error[E0308]: mismatched types"),
         ("cli", "error[E0425]: cannot find value `cfg` in this scope"),
-        ("web", "error[E0599]: no method named `serve` found for struct `App`"),
-        ("jobs", "error[E0433]: failed to resolve: use of undeclared crate `tokio`"),
+        (
+            "web",
+            "error[E0599]: no method named `serve` found for struct `App`",
+        ),
+        (
+            "jobs",
+            "error[E0433]: failed to resolve: use of undeclared crate `tokio`",
+        ),
     ] {
-        let args = serde_json::json!({ "command": format!("cargo build -p {package} 2>&1 | tail") });
+        let args =
+            serde_json::json!({ "command": format!("cargo build -p {package} 2>&1 | tail") });
         let [_, after] = step(&mut g, "bash", &args.to_string(), &cargo(first), None);
         assert_eq!(after, Action::Continue, "{package}: {:?}", g.verdict());
     }
