@@ -144,6 +144,8 @@ enum lg_agent_kind
   LG_AGENT_KIND_REJECTED_REPLIES = 15,
   // One tool failing again and again, whatever the errors.
   LG_AGENT_KIND_FAILURE_STREAK = 16,
+  // Questions to the user one after another, with nothing written between.
+  LG_AGENT_KIND_QUESTION_STREAK = 17,
 };
 #ifndef __cplusplus
 typedef uint8_t lg_agent_kind;
@@ -495,6 +497,8 @@ typedef struct lg_agent_config {
   size_t shell_tools_len;
   // Failures of one tool in a row, whatever the errors.
   struct lg_thresholds failure_streak;
+  // Questions to the user since the last write.
+  struct lg_thresholds question_streak;
 } lg_agent_config;
 
 // The answer to an agent event. Set `struct_size` to `sizeof(lg_agent_verdict)` first.
@@ -551,6 +555,9 @@ typedef struct lg_agent_stats {
   uint64_t by_kind[17];
   // Replies the harness rejected (`lg_agent_reject`).
   uint64_t rejections;
+  // Detections of the kinds from 17 on (`LG_AGENT_KIND_QUESTION_STREAK`, …), indexed by the
+  // kind's value less 17: `by_kind` was laid out before them.
+  uint64_t by_kind_late[15];
 } lg_agent_stats;
 
 // Called synchronously from an agent event: `on_warn` on every warn or block verdict (each is

@@ -2692,3 +2692,95 @@ fn a_build_stopping_at_one_diagnostic_is_one_dead_end_whichever_command_ran_it()
         assert_eq!(after, Action::Continue, "{package}: {:?}", g.verdict());
     }
 }
+
+/// Questions to the user: a round of clarification goes on, a fifth question with nothing
+/// written since warns, whatever the questions say; a write ends the streak, and reads or
+/// commands between the questions do not.
+#[test]
+fn questions_to_the_user_with_nothing_written_between_warn_from_the_fifth() {
+    let ask = |g: &mut AgentGuard, i: usize| {
+        let args = format!(r#"{{"question":"Which database for part {i}?","options":["a","b"]}}"#);
+        step(
+            g,
+            "ask_followup_question",
+            &args,
+            "<answer>\nPostgres\n</answer>",
+            None,
+        )[0]
+    };
+    let read = |g: &mut AgentGuard, i: usize| {
+        let args = format!(r#"{{"path":"src/db/part{i}.ts"}}"#);
+        step(
+            g,
+            "read_file",
+            &args,
+            &format!("export const part{i} = {i};"),
+            None,
+        );
+    };
+    let mut g = guard();
+    let mut got = Vec::new();
+    for i in 0..6 {
+        got.push(ask(&mut g, i));
+        read(&mut g, i);
+    }
+    assert_eq!(
+        got,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Warn,
+            Action::Warn
+        ]
+    );
+    let v = g.call(
+        "ask_followup_question",
+        br#"{"question":"Postgres, really?"}"#,
+    );
+    assert_eq!(v.kind, AgentLoopKind::QuestionStreak, "{v:?}");
+    let mut text = String::new();
+    g.describe(Verbosity::Full, &mut text).unwrap();
+    assert!(text.contains("Do not ask the user again"), "{text}");
+    assert!(!text.contains("Ask for the missing information"), "{text}");
+
+    // Four questions, a write, four more: each round is answered and acted on.
+    let mut g = guard();
+    for round in 0..3 {
+        for i in 0..4 {
+            assert_eq!(
+                ask(&mut g, 10 * round + i),
+                Action::Continue,
+                "{:?}",
+                g.verdict()
+            );
+            read(&mut g, 10 * round + i);
+        }
+        let edit = format!(r#"{{"path":"src/db/schema{round}.ts","content":"table {round}"}}"#);
+        step(
+            &mut g,
+            "write_to_file",
+            &edit,
+            "The content was successfully saved.",
+            None,
+        );
+    }
+    // Claude Code's tool, by its name; off in the peers' presets.
+    let mut g = guard();
+    let claude = |g: &mut AgentGuard, i: usize| {
+        let args = format!(r#"{{"questions":[{{"question":"Target {i}?","options":[]}}]}}"#);
+        step(
+            g,
+            "AskUserQuestion",
+            &args,
+            "User has answered your questions: \"Target?\"=\"prod\"",
+            None,
+        )[0]
+    };
+    let last = (0..5).map(|i| claude(&mut g, i)).last();
+    assert_eq!(last, Some(Action::Warn));
+    let mut g = AgentGuard::new(&AgentConfig::preset(AgentPreset::Cline));
+    let last = (0..8).map(|i| claude(&mut g, i)).last();
+    assert_eq!(last, Some(Action::Continue));
+}

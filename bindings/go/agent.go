@@ -260,8 +260,13 @@ func (g *AgentGuard) Stats() (AgentStats, error) {
 		Detections: uint64(s.detections), Warnings: uint64(s.warnings), Blocks: uint64(s.blocks),
 		Halts: uint64(s.halts), InvalidArgs: uint64(s.invalid_args),
 		HighestStrike: uint32(s.highest_strike), Rejections: uint64(s.rejections)}
+	// Kinds from 17 on are counted in a second array, laid out after the first.
 	for i := range out.ByKind {
-		out.ByKind[i] = uint64(s.by_kind[i])
+		if i < len(s.by_kind) {
+			out.ByKind[i] = uint64(s.by_kind[i])
+		} else {
+			out.ByKind[i] = uint64(s.by_kind_late[i-len(s.by_kind)])
+		}
 	}
 	return out, g.check("Stats", st)
 }

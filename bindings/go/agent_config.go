@@ -98,6 +98,7 @@ type AgentConfig struct {
 	RunawayChars, RunawayMs                       uint32
 	HaltAfterStrikes, HaltAfterBlocks             uint32
 	RejectedReplies, FailureStreak                Thresholds
+	QuestionStreak                                Thresholds
 	IgnoredFields, ProgressPatterns, ShellTools   []string
 	Tools                                         []ToolPolicy
 }
@@ -138,6 +139,7 @@ func agentConfigFromC(c *C.struct_lg_agent_config) AgentConfig {
 		HaltAfterStrikes: uint32(c.halt_after_strikes), HaltAfterBlocks: uint32(c.halt_after_blocks),
 		RejectedReplies: thresholdsFromC(c.rejected_replies),
 		FailureStreak:   thresholdsFromC(c.failure_streak),
+		QuestionStreak:  thresholdsFromC(c.question_streak),
 	}
 }
 
@@ -171,6 +173,7 @@ func (a *AgentConfig) toC() (*C.struct_lg_agent_config, func()) {
 	c.halt_after_strikes = C.uint32_t(a.HaltAfterStrikes)
 	c.halt_after_blocks = C.uint32_t(a.HaltAfterBlocks)
 	c.rejected_replies, c.failure_streak = a.RejectedReplies.toC(), a.FailureStreak.toC()
+	c.question_streak = a.QuestionStreak.toC()
 	var frees []func()
 	list := func(items []string) (*C.struct_lg_str, C.size_t) {
 		if items == nil {

@@ -151,3 +151,27 @@ func TestAgentClosed(t *testing.T) {
 		t.Fatalf("Call after Close: %v", err)
 	}
 }
+
+// Questions to the user with nothing written between warn from the fifth; the kind, added after
+// the C stats' first array was laid out, is counted all the same.
+func TestQuestionStreak(t *testing.T) {
+	g, _ := NewAgentGuard(nil)
+	defer g.Close()
+	var last Action
+	for i := 0; i < 5; i++ {
+		q := []byte(`{"question": "Which environment, ` + string(rune('a'+i)) + `?"}`)
+		a, err := g.Call("ask_followup_question", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = a
+		g.Result([]byte("<answer>staging</answer>"), nil)
+	}
+	s, err := g.Stats()
+	if err != nil || last != Warn || s.ByKind[AgentKindQuestionStreak] != 1 {
+		t.Fatalf("fifth question: %v, %+v, %v", last, s.ByKind, err)
+	}
+	if AgentKindQuestionStreak.String() != "question_streak" {
+		t.Fatalf("name: %s", AgentKindQuestionStreak)
+	}
+}

@@ -186,13 +186,14 @@ const (
 	AgentKindRunawayText       AgentKind = C.LG_AGENT_KIND_RUNAWAY_TEXT
 	AgentKindRejectedReplies   AgentKind = C.LG_AGENT_KIND_REJECTED_REPLIES
 	AgentKindFailureStreak     AgentKind = C.LG_AGENT_KIND_FAILURE_STREAK
-	agentKinds                           = 17
+	AgentKindQuestionStreak    AgentKind = C.LG_AGENT_KIND_QUESTION_STREAK
+	agentKinds                           = 18
 )
 
 var agentKindNames = [agentKinds]string{"none", "identical_call", "cycle", "no_progress",
 	"same_error", "whack_a_mole", "near_duplicate", "same_result", "semantic_repeat",
 	"identical_messages", "monologue", "oscillation", "text_degeneration", "content_chanting",
-	"runaway_text", "rejected_replies", "failure_streak"}
+	"runaway_text", "rejected_replies", "failure_streak", "question_streak"}
 
 func (k AgentKind) String() string {
 	if int(k) < len(agentKindNames) {

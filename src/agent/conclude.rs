@@ -132,7 +132,9 @@ impl AgentGuard {
             }
             self.blocks += 1;
         }
-        let recommendation = if action == Action::Halt || self.strikes >= 4 {
+        // Escalating is asking the user, which a streak of questions must not be told to do.
+        let escalate = best.kind != AgentLoopKind::QuestionStreak;
+        let recommendation = if action == Action::Halt || (self.strikes >= 4 && escalate) {
             Recommendation::Escalate
         } else {
             match best.kind {

@@ -36,6 +36,7 @@
 //! its arguments plus a scan of the window.
 
 mod args;
+mod asking;
 mod calls;
 mod chant;
 mod conclude;
@@ -176,6 +177,8 @@ struct CallRec {
     denies: bool,
     /// Its output reports a job still running (see `failure::reports_running`).
     running: bool,
+    /// It puts a question to the user (see [`asking`]).
+    asks: bool,
     /// The first bytes of its arguments, whose words are folded out of its errors (read
     /// only when it fails).
     args_head: ArgsHead,
@@ -646,6 +649,7 @@ impl AgentGuard {
             nothing_found: false,
             denies: false,
             running: false,
+            asks: asking::asks_user(tool),
             // The words an error may echo: the command line's own, not its wrapping.
             args_head: ArgsHead::of(shell_line.as_deref().map_or(args, str::as_bytes)),
             repeats: policy.and_then(|p| p.repeats),
@@ -663,6 +667,7 @@ impl AgentGuard {
             self.replay(s, me, &mut found);
             self.dead_end_at_call(s, me, &mut found);
             self.near_duplicate(s, me, &mut found);
+            self.question_streak(s, me, &mut found);
         }
         let v = self.conclude(found, step, !d.valid);
         if v.action == Action::Block {

@@ -114,6 +114,12 @@ fn brief(v: &AgentVerdict, tool: &str, out: &mut impl Write) -> fmt::Result {
         AgentLoopKind::ContentChanting => write!(out, "repeating content in the response"),
         AgentLoopKind::RunawayText => write!(out, "{n} characters with no tool call"),
         AgentLoopKind::FailureStreak => write!(out, "{tool} failed {n}x in a row"),
+        AgentLoopKind::QuestionStreak => {
+            write!(
+                out,
+                "{n} questions to the user with nothing written between"
+            )
+        }
         AgentLoopKind::RejectedReplies => {
             write!(
                 out,
@@ -215,6 +221,12 @@ fn full(v: &AgentVerdict, tool: &str, halt_after_blocks: u32, out: &mut impl Wri
         }
         AgentLoopKind::Oscillation => {
             out.write_str("- Do not undo your last change again.\n")?;
+        }
+        AgentLoopKind::QuestionStreak => {
+            out.write_str(
+                "- Do not ask the user again: act on the answers you have.\n\
+                 - Where an answer leaves a detail open, choose it yourself and say which.\n",
+            )?;
         }
         AgentLoopKind::RejectedReplies => {
             out.write_str(

@@ -254,6 +254,11 @@ pub struct AgentSettings {
     /// last write (within `error_window` calls). Off by default: on the coding-agent runs it
     /// caught one more labelled loop at 4 and warned one more run that resolved its task.
     pub failure_streak: Thresholds,
+    /// Questions to the user (a tool named for it: `ask_followup_question`,
+    /// `AskUserQuestion`, `request_user_input`, …) since the last write: an agent asking
+    /// instead of working. Warns at the fifth by default, past one round of clarification
+    /// (Claude Code's tool takes at most four questions at once).
+    pub question_streak: Thresholds,
     /// Per-tool policies, by exact tool name.
     pub tools: HashMap<String, ToolPolicy>,
 }
@@ -352,6 +357,7 @@ impl AgentSettings {
             .to_vec(),
             rejected_replies: REJECTED_REPLIES,
             failure_streak: Thresholds::OFF,
+            question_streak: Thresholds::new(5, 0, 0),
             tools: HashMap::new(),
         };
         // Peers' presets turn off what the peer lacks, then set what it has.
@@ -381,6 +387,7 @@ impl AgentSettings {
             shell_tools: Vec::new(),
             rejected_replies: Thresholds::OFF,
             failure_streak: Thresholds::OFF,
+            question_streak: Thresholds::OFF,
             ..ours.clone()
         };
         match preset {
@@ -511,6 +518,7 @@ impl AgentSettings {
         check_patterns("shell_tools", &self.shell_tools)?;
         self.rejected_replies.check("rejected_replies", big)?;
         self.failure_streak.check("failure_streak", self.window)?;
+        self.question_streak.check("question_streak", self.window)?;
         if self.tools.len() > 4096 {
             return Err(ConfigError {
                 field: "tools".into(),

@@ -42,6 +42,8 @@ pub enum AgentLoopKind {
     RejectedReplies = 15,
     /// One tool failing again and again, whatever the errors, with nothing written between.
     FailureStreak = 16,
+    /// Questions to the user one after another, with nothing written between.
+    QuestionStreak = 17,
 }
 
 impl AgentLoopKind {
@@ -65,13 +67,14 @@ impl AgentLoopKind {
             AgentLoopKind::RunawayText => "runaway_text",
             AgentLoopKind::RejectedReplies => "rejected_replies",
             AgentLoopKind::FailureStreak => "failure_streak",
+            AgentLoopKind::QuestionStreak => "question_streak",
         }
     }
 
     /// The kind with this value (the C enum's), or `None`.
     pub fn from_u8(v: u8) -> Option<AgentLoopKind> {
         use AgentLoopKind::*;
-        const ALL: [AgentLoopKind; 17] = [
+        const ALL: [AgentLoopKind; 18] = [
             None,
             IdenticalCall,
             Cycle,
@@ -89,6 +92,7 @@ impl AgentLoopKind {
             RunawayText,
             RejectedReplies,
             FailureStreak,
+            QuestionStreak,
         ];
         ALL.get(v as usize).copied()
     }
@@ -209,7 +213,7 @@ pub struct AgentStats {
     /// Highest strike count reached.
     pub highest_strike: u32,
     /// Detections per [`AgentLoopKind`], indexed by its value.
-    pub by_kind: [u64; 17],
+    pub by_kind: [u64; 18],
     /// Calls whose arguments were not valid JSON.
     pub invalid_args: u64,
     /// Replies the harness rejected ([`AgentGuard::reject`](super::AgentGuard::reject)).

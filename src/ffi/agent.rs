@@ -63,6 +63,8 @@ pub enum lg_agent_kind {
     LG_AGENT_KIND_REJECTED_REPLIES = 15,
     /// One tool failing again and again, whatever the errors.
     LG_AGENT_KIND_FAILURE_STREAK = 16,
+    /// Questions to the user one after another, with nothing written between.
+    LG_AGENT_KIND_QUESTION_STREAK = 17,
 }
 
 /// `lg_tool_policy.flags` bits.
@@ -223,6 +225,8 @@ pub struct lg_agent_config {
     pub shell_tools_len: usize,
     /// Failures of one tool in a row, whatever the errors.
     pub failure_streak: lg_thresholds,
+    /// Questions to the user since the last write.
+    pub question_streak: lg_thresholds,
 }
 
 // The string pointers are only read during the call that receives the struct.
@@ -287,6 +291,9 @@ pub struct lg_agent_stats {
     pub by_kind: [u64; 17],
     /// Replies the harness rejected (`lg_agent_reject`).
     pub rejections: u64,
+    /// Detections of the kinds from 17 on (`LG_AGENT_KIND_QUESTION_STREAK`, …), indexed by the
+    /// kind's value less 17: `by_kind` was laid out before them.
+    pub by_kind_late: [u64; 15],
 }
 
 /// Called synchronously from an agent event: `on_warn` on every warn or block verdict (each is
@@ -394,6 +401,7 @@ fn agent_config_from_settings(s: &AgentSettings, preset: i32) -> lg_agent_config
         shell_tools: std::ptr::null(),
         shell_tools_len: 0,
         failure_streak: thresholds_to_c(s.failure_streak),
+        question_streak: thresholds_to_c(s.question_streak),
     }
 }
 
@@ -478,6 +486,11 @@ unsafe fn agent_settings_from_c(cfg: *const lg_agent_config) -> Result<AgentSett
             thresholds_from_c(c.failure_streak)
         } else {
             base.failure_streak
+        },
+        question_streak: if has(std::mem::offset_of!(lg_agent_config, question_streak) + 12) {
+            thresholds_from_c(c.question_streak)
+        } else {
+            base.question_streak
         },
         ..base
     };
@@ -671,6 +684,7 @@ fn agent_kind_to_c(k: AgentLoopKind) -> lg_agent_kind {
         AgentLoopKind::RunawayText => LG_AGENT_KIND_RUNAWAY_TEXT,
         AgentLoopKind::RejectedReplies => LG_AGENT_KIND_REJECTED_REPLIES,
         AgentLoopKind::FailureStreak => LG_AGENT_KIND_FAILURE_STREAK,
+        AgentLoopKind::QuestionStreak => LG_AGENT_KIND_QUESTION_STREAK,
     }
 }
 
@@ -1047,8 +1061,9 @@ pub unsafe extern "C" fn lg_agent_get_stats(
                 halts: s.halts,
                 invalid_args: s.invalid_args,
                 highest_strike: s.highest_strike,
-                by_kind: s.by_kind,
+                by_kind: std::array::from_fn(|k| s.by_kind[k]),
                 rejections: s.rejections,
+                by_kind_late: std::array::from_fn(|k| s.by_kind.get(17 + k).copied().unwrap_or(0)),
             };
             write_sized(out, stats, "out", "lg_agent_stats")
         })

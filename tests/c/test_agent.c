@@ -186,6 +186,22 @@ static void test_rejections_and_shell(void) {
         result(a, out, "returncode 1");
     }
     lg_agent_free(a);
+
+    /* Questions to the user with nothing written between: the fifth warns, and the kind,
+     * added after `by_kind` was laid out, is counted in `by_kind_late`. */
+    OK(lg_agent_config_init(&c));
+    OK(lg_agent_new(&c, &a));
+    for (int i = 0; i < 5; i++) {
+        char q[96];
+        snprintf(q, sizeof q, "{\"question\": \"Which environment, %d?\"}", i);
+        act = call(a, "ask_followup_question", q);
+        CHECK(act == (i < 4 ? LG_ACTION_CONTINUE : LG_ACTION_WARN));
+        result(a, "<answer>staging</answer>", NULL);
+    }
+    st.struct_size = sizeof st;
+    OK(lg_agent_get_stats(a, &st));
+    CHECK(st.by_kind_late[LG_AGENT_KIND_QUESTION_STREAK - 17] == 1);
+    lg_agent_free(a);
 }
 
 static void test_errors_messages_state(void) {

@@ -807,8 +807,14 @@ class AgentGuard(_Handle):
     def stats(self) -> dict:
         s = _ffi.LgAgentStats(struct_size=ctypes.sizeof(_ffi.LgAgentStats))
         self._check(lib().lg_agent_get_stats(self._h, byref(s)))
-        out = {name: getattr(s, name) for name, _ in s._fields_ if name not in ("struct_size", "by_kind")}
-        out["by_kind"] = {AgentKind(i).name.lower(): n for i, n in enumerate(s.by_kind) if n}
+        out = {
+            name: getattr(s, name)
+            for name, _ in s._fields_
+            if name not in ("struct_size", "by_kind", "by_kind_late")
+        }
+        # Kinds from 17 on are counted in a second array, laid out after the first.
+        counts = list(s.by_kind) + list(s.by_kind_late)[: len(AgentKind) - len(s.by_kind)]
+        out["by_kind"] = {AgentKind(i).name.lower(): n for i, n in enumerate(counts) if n}
         return out
 
     @property

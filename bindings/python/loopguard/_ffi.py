@@ -53,7 +53,7 @@ ENUMS = {
         "NONE", "IDENTICAL_CALL", "CYCLE", "NO_PROGRESS", "SAME_ERROR", "WHACK_A_MOLE",
         "NEAR_DUPLICATE", "SAME_RESULT", "SEMANTIC_REPEAT", "IDENTICAL_MESSAGES", "MONOLOGUE",
         "OSCILLATION", "TEXT_DEGENERATION", "CONTENT_CHANTING", "RUNAWAY_TEXT",
-        "REJECTED_REPLIES", "FAILURE_STREAK",
+        "REJECTED_REPLIES", "FAILURE_STREAK", "QUESTION_STREAK",
     ],
     "lg_agent_preset": ["DEFAULT", "GEMINI_CLI", "OPENHANDS", "ROO_CODE", "CLINE"],
     "lg_kind": [
@@ -185,6 +185,7 @@ class LgAgentConfig(Structure):
         ("shell_tools", POINTER(LgStr)),
         ("shell_tools_len", c_size_t),
         ("failure_streak", LgThresholds),
+        ("question_streak", LgThresholds),
     ]
 
 
@@ -218,6 +219,7 @@ class LgAgentStats(Structure):
         ("highest_strike", c_uint32),
         ("by_kind", c_uint64 * 17),
         ("rejections", c_uint64),
+        ("by_kind_late", c_uint64 * 15),
     ]
 
 

@@ -85,6 +85,14 @@ def test_coding_agents_shell_tools_and_rejections():
         assert got[2] == Action.WARN and got[4] == Action.HALT
         assert a.verdict.kind == lg.AgentKind.REJECTED_REPLIES
         assert "exactly one tool call" in a.describe("full")
+    # Questions to the user with nothing written between warn from the fifth, counted by name.
+    with lg.AgentGuard() as a:
+        got = []
+        for i in range(5):
+            got.append(a.call("ask_followup_question", {"question": f"Which environment, {i}?"}))
+            a.result("<answer>staging</answer>")
+        assert got == [Action.CONTINUE] * 4 + [Action.WARN]
+        assert a.stats["by_kind"] == {"question_streak": 1}
 
 
 def test_loop_memory_warns_a_restarted_agent_one_repeat_earlier():
