@@ -309,14 +309,12 @@ fn third_held_out_agent_sessions_warn_on_loops_only() {
 }
 
 /// The fourth set written blind (long sessions of eight agents, short ones of others, MCP
-/// tools among them), measured as it came: the one loop missed is Roo Code asking the user the
-/// same confirmation reworded eleven times, a conversation with a tool that is a person.
+/// tools among them), measured as it came: the one loop missed was Roo Code asking the user the
+/// same confirmation reworded eleven times, a conversation with a tool that is a person; it
+/// warns at the fifth question since `question_streak`.
 #[test]
 fn fourth_held_out_agent_sessions_warn_on_loops_only() {
-    held_out_sessions_warn_on_loops(
-        "coding-agent-heldout-4.jsonl",
-        &["blind4/roo-code-migration-confirm-loop"],
-    );
+    held_out_sessions_warn_on_loops("coding-agent-heldout-4.jsonl", &[]);
 }
 
 /// The fifth set written blind (24 sessions in the shapes of Claude Code, Codex, aider, Cline,
@@ -369,18 +367,37 @@ fn seventh_held_out_agent_sessions_warn_on_loops_only() {
 
 /// The eighth set written blind (24 sessions; most of the healthy ones come back to the same
 /// file, command or page on purpose, to try the rule that a call answered the same is asked
-/// again in vain), measured as it came: no healthy session warned. Known wrong, both missed:
-/// Cline asking the user the same question reworded, and Cursor's codebase searches reworded
-/// for a function that has another name. A build failing on a missing header through
-/// `| tail`, its exit status 0, under five commands, missed as it came, warns since a build's
-/// first diagnostic is read as its failure.
+/// again in vain), measured as it came: no healthy session warned. Known wrong, missed:
+/// Cursor's codebase searches reworded for a function that has another name. Two loops missed
+/// as they came warn since: a build failing on a missing header through `| tail`, its exit
+/// status 0, under five commands (a build's first diagnostic is read as its failure), and Cline
+/// asking the user the same question reworded (`question_streak`, at the fifth question).
 #[test]
 fn eighth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-8.jsonl",
+        &["blind8/cursor-codebase-search-renamed-fn"],
+    );
+}
+
+/// The ninth set written blind (48 sessions in the shapes of fifteen agents; a quarter of them
+/// talk with their user through a question tool), measured as it came part by part (see
+/// `scripts/data/README.md`). Known wrong: Cline's browser closed after each edit and answered
+/// alike (warned), an aider session raising sleeps in a flaky test, codebase searches
+/// reworded for a rate limit, research that keeps fetching the same pages, a crash-looping pod
+/// whose memory limit is raised again and again, and edits alternating with questions to the
+/// user over one failing test (missed).
+#[test]
+fn ninth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-9.jsonl",
         &[
-            "blind8/cline-repeat-clarification",
-            "blind8/cursor-codebase-search-renamed-fn",
+            "blind9/cline-theme-browser-mcp",
+            "blind9/aider-flaky-broadcast-sleeps",
+            "blind9/cursor-codebase-search-ratelimit",
+            "blind9/copilot-jest-alias-research-loop",
+            "blind9/roo-code-k8s-crashloop-probes",
+            "blind9/openhands-tz-fix-ask-and-retry-loop",
         ],
     );
 }
