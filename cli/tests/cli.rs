@@ -384,9 +384,8 @@ fn eighth_held_out_agent_sessions_warn_on_loops_only() {
 /// talk with their user through a question tool), measured as it came part by part (see
 /// `scripts/data/README.md`). Known wrong: Cline's browser closed after each edit and answered
 /// alike (warned), an aider session raising sleeps in a flaky test, codebase searches
-/// reworded for a rate limit, research that keeps fetching the same pages, a crash-looping pod
-/// whose memory limit is raised again and again, and edits alternating with questions to the
-/// user over one failing test (missed).
+/// reworded for a rate limit, research that keeps fetching the same pages, and a crash-looping
+/// pod whose memory limit is raised again and again (missed).
 #[test]
 fn ninth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
@@ -397,7 +396,6 @@ fn ninth_held_out_agent_sessions_warn_on_loops_only() {
             "blind9/cursor-codebase-search-ratelimit",
             "blind9/copilot-jest-alias-research-loop",
             "blind9/roo-code-k8s-crashloop-probes",
-            "blind9/openhands-tz-fix-ask-and-retry-loop",
         ],
     );
 }

@@ -297,16 +297,25 @@ fn failure_line(output: &[u8]) -> Option<&[u8]> {
     }
     // What the command printed is inside the harness's markup, whose exit status is the last
     // command's of a pipe (`make 2>&1 | tail`: `tail`'s 0): the command's own first and last
-    // lines name a failure as they would with no markup around them.
+    // lines name a failure, and its last three give a test runner's verdict, as they would
+    // with no markup around them.
     let mut printed = t
         .split(|&b| b == b'\n')
         .map(trim_ascii)
         .filter(|l| !l.is_empty() && !markup_line(l) && !harness_line(l));
     let printed_first = printed.next().unwrap_or_default();
-    let printed_last = printed.next_back().unwrap_or(printed_first);
+    let mut tail = printed.rev();
+    let printed_last3 = [tail.next(), tail.next(), tail.next()];
+    let printed_last = printed_last3[0].unwrap_or(printed_first);
     [printed_first, printed_last]
         .into_iter()
         .find(|l| names_failure(l))
+        .or_else(|| {
+            printed_last3
+                .into_iter()
+                .flatten()
+                .find(|l| tests_failed(l))
+        })
 }
 
 /// The line (trimmed) names a failure: `E: …`, `error: …`, `fatal: …`, a traceback, the
@@ -531,6 +540,20 @@ mod tests {
                 String::from_utf8_lossy(failed)
             );
             assert!(says_only_status(EXIT_STATUS));
+        }
+        // Inside a harness's markup whose status is a pipe's last command's (`| tail`: 0), the
+        // command's own lines: a named failure, a test runner's verdict.
+        for piped in [
+            &b"<returncode>0</returncode>\n<output>\nbuilding\nERROR: Failed to build x\n</output>"
+                [..],
+            b"..F\n===== 1 failed, 8 passed in 0.08s =====\n[The command completed with exit code \
+              0.]\n[Current working directory: /workspace]\n[Python interpreter: /usr/bin/python]",
+        ] {
+            assert!(
+                reported_failure(piped).is_some(),
+                "{}",
+                String::from_utf8_lossy(piped)
+            );
         }
         for fine in [
             &b"<returncode>0</returncode>\n<output>\n5 passed\n</output>"[..],
