@@ -2076,7 +2076,8 @@ proptest! {
 /// an entry up by its number: a key map over a byte's values (`#  65 A` above each action), an
 /// array of handlers with `/* 12 */` before each. It runs as long as its domain, 256 entries,
 /// without a halt (a warning past half of it); the same ladders with their numbers in the code
-/// instead (`65 => :put_char`) halt, and an indexed ladder past 256 entries halts too.
+/// instead (`65 => :put_char`) halt, and an indexed ladder past 256 entries halts too. Index
+/// comments with no entries between them number nothing: a count like any other.
 #[test]
 fn a_table_numbered_for_its_reader_runs_over_its_domain() {
     let keymap = |n: u32, indexed: bool| {
@@ -2118,11 +2119,18 @@ fn a_table_numbered_for_its_reader_runs_over_its_domain() {
             assert!(alarms.iter().all(Option::is_none), "{alarms:?}");
         }
     }
+    // Comments that say only numbers, one after another, number no entry: a count of years
+    // past any copyright line (SmolLM2's `# 2016` … `# 2085`).
+    let mut years = String::from("# A package manager\n\n# Copyright (c) 2015\n");
+    for y in 2016..2086 {
+        years += &format!("# {y}\n");
+    }
     let s = StreamSettings::default();
     for table in [
         keymap(100, false),
         handlers(100, false),
         handlers(300, true),
+        years,
     ] {
         for (way, h) in halts(&s, &table).iter().enumerate() {
             let (_, v) = h

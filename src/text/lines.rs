@@ -267,7 +267,10 @@ impl TextState {
     }
 
     /// A line of the held bytes `from..end` (the line `from` falls in read whole) is an index
-    /// comment (see [`indexed`](Self::indexed)).
+    /// comment (see [`indexed`](Self::indexed)), and the entry it numbers is there too (another
+    /// line that says something, or code after the comment on its line): comments that say
+    /// only numbers, one after another (`# 2016`, `# 2017`, …), number nothing, and are a
+    /// count like any other.
     fn index_comment_in(&self, from: u64, end: u64) -> bool {
         // The ring holds the bytes being scanned (up to `end`) and those before them.
         if end < from || end - from > TEXT_RING as u64 {
@@ -281,6 +284,7 @@ impl TextState {
         }
         let mut line = [0u8; 64];
         let mut len = 0;
+        let (mut index, mut entry) = (false, false);
         for at in start..=end {
             let b = if at < end {
                 self.ring[at as usize % TEXT_RING]
@@ -294,7 +298,16 @@ impl TextState {
                 len += 1;
                 continue;
             }
-            if index_comment(&line[..len.min(line.len())]) {
+            let text = &line[..len.min(line.len())];
+            if index_comment(text) {
+                index = true;
+                // `/* 58 */ {…}`: the entry after the comment, on its line.
+                entry |= memchr::memmem::find(text, b"*/")
+                    .is_some_and(|at| !trim_ascii(&text[at + 2..]).is_empty());
+            } else if !trim_ascii(text).is_empty() {
+                entry = true;
+            }
+            if index && entry {
                 return true;
             }
             len = 0;
