@@ -42,11 +42,11 @@ pub(crate) struct Novelty {
     window: u64,
     /// Words read, capped at `NOVELTY_WINDOW`.
     words: u8,
-    /// The word being read: its hash so far, whether it has bytes, whether they are all
-    /// digits.
+    /// The word being read: its hash so far, whether it has bytes, and the classes of its
+    /// bytes (`DIGIT`, `LETTER`, `SYMBOL`, or-ed).
     word_hash: u64,
     word_open: bool,
-    word_digits: bool,
+    word_class: u8,
     /// Bytes of the word being read (saturating).
     word_len: u16,
     /// Chain heads (a bit each) the word being read begins with, and those after whose end
@@ -73,13 +73,30 @@ const ROLL: u64 = 0x100_0000_01b3;
 const FNV32: u32 = 0x811c_9dc5;
 const FNV32_PRIME: u32 = 0x0100_0193;
 
-/// The bytes words are made of: ASCII letters and digits, `_`, and non-ASCII bytes.
-static WORD_BYTE: [bool; 256] = {
-    let mut t = [false; 256];
+/// Classes of bytes: `WORD`, the bytes words are made of (ASCII letters and digits, `_`,
+/// and non-ASCII bytes), and among them ASCII digits; letters (ASCII ones, and the bytes of
+/// characters of up to three bytes, the letters of every script); the lead bytes of
+/// four-byte characters (emoji and other pictographs). `_` is a word byte of no class.
+const DIGIT: u8 = 1;
+const LETTER: u8 = 2;
+const SYMBOL: u8 = 4;
+const WORD: u8 = 8;
+static BYTE_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        t[b] = c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+        t[b] = if c.is_ascii_digit() {
+            WORD | DIGIT
+        } else if c.is_ascii_alphabetic() || (c >= 0x80 && c < 0xf0) {
+            WORD | LETTER
+        } else if c >= 0xf0 {
+            WORD | SYMBOL
+        } else if c == b'_' {
+            WORD
+        } else {
+            0
+        };
         b += 1;
     }
     t
@@ -128,7 +145,7 @@ impl Novelty {
             words: 0,
             word_hash: 0,
             word_open: false,
-            word_digits: true,
+            word_class: 0,
             word_len: 0,
             extends: 0,
             suffix_letters: 0,
@@ -176,7 +193,9 @@ impl Novelty {
             // The word bytes from `i` on, hashed in a loop of two operations a byte.
             let start = i;
             let mut hash = self.word_hash;
-            while i < bytes.len() && WORD_BYTE[bytes[i] as usize] {
+            let mut class = 0;
+            while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & WORD != 0 {
+                class |= BYTE_CLASS[bytes[i] as usize];
                 hash = (hash ^ bytes[i] as u64).wrapping_mul(ROLL);
                 i += 1;
             }
@@ -187,7 +206,7 @@ impl Novelty {
                 self.word_open = true;
                 self.word_hash = hash;
                 self.word_len = self.word_len.saturating_add(part.len() as u16);
-                self.word_digits &= part.iter().all(u8::is_ascii_digit);
+                self.word_class |= class & !WORD;
                 if self.word_len >= NAME_MIN && self.heads.iter().any(|h| h.len > 0) {
                     if continuing {
                         // A word split across reads (lines are read in blocks): byte by byte.
@@ -210,20 +229,21 @@ impl Novelty {
         if !self.word_open {
             return;
         }
-        self.grow();
-        // Every number reads as the same word.
-        let h = if self.word_digits {
+        // Every number reads as the same word, its digits grouped (`1_500_000`) or not.
+        let h = if self.word_class == DIGIT {
             0x6e75_6d62
         } else {
             self.word_hash.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
+        let new = self.is_new(h);
+        self.grow(new);
         self.word_hash = 0;
         self.word_open = false;
-        self.word_digits = true;
+        self.word_class = 0;
         self.word_len = 0;
         (self.extends, self.suffix_letters) = (0, 0);
         self.words_read = self.words_read.wrapping_add(1);
-        let new = self.remember(h);
+        self.remember(h);
         self.window = (self.window << 1) | new as u64;
         self.words = (self.words + 1).min(NOVELTY_WINDOW as u8);
     }
@@ -290,11 +310,15 @@ impl Novelty {
 
     /// Ends the word for the chains of growing names: a name that begins with a chain's
     /// latest and is at least two bytes longer, not by digits only (a counter), extends it;
-    /// one that extends none starts a chain in place of the idlest. Names shorter than
+    /// one that extends none and is `new` to the stream starts a chain in place of the idlest
+    /// that has not grown (or of the idlest of all when every chain has): a chain that grew is
+    /// evidence under way, and the other long words of its copies, `m_ptr_max_size`,
+    /// `unsigned`, come back in every copy and must not push it out. Names shorter than
     /// `NAME_MIN` are left alone.
-    fn grow(&mut self) {
+    fn grow(&mut self, new: bool) {
         let len = self.word_len;
-        if len < NAME_MIN || self.word_digits {
+        // A name has a letter, and no emoji (`🇦🇦` grown by `🇦` is test data, not a name).
+        if len < NAME_MIN || self.word_class & (LETTER | SYMBOL) != LETTER {
             return;
         }
         let now = self.words_read;
@@ -324,6 +348,11 @@ impl Novelty {
                 return;
             }
         }
+        // A name that came back before (`unsigned`, `max_size` in every copy) is an old one,
+        // not one being made: it starts no chain.
+        if !new {
+            return;
+        }
         let idlest = self
             .heads
             .iter_mut()
@@ -337,13 +366,16 @@ impl Novelty {
         };
     }
 
-    /// Records word `h`; returns whether it was new (in neither generation).
-    fn remember(&mut self, h: u64) -> bool {
-        // A blocked filter: one 64-bit word of each generation holds the word's two bits.
-        let w = (((h >> 32) * GEN_WORDS as u64) >> 32) as usize;
-        let mask = (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63));
+    /// Word `h` is in neither generation of the filter: new to the stream.
+    fn is_new(&self, h: u64) -> bool {
+        let (w, mask) = slot(h);
         let seen = |g: usize| self.seen[g * GEN_WORDS + w] & mask == mask;
-        let new = !seen(0) && !seen(1);
+        !seen(0) && !seen(1)
+    }
+
+    /// Records word `h`.
+    fn remember(&mut self, h: u64) {
+        let (w, mask) = slot(h);
         if self.gen_words == GEN_SPAN {
             // The older generation is forgotten and takes the new words from now on.
             self.cur ^= 1;
@@ -353,8 +385,14 @@ impl Novelty {
         }
         self.seen[self.cur as usize * GEN_WORDS + w] |= mask;
         self.gen_words += 1;
-        new
     }
+}
+
+/// Where word `h` lies in a generation of the filter, a blocked one: the 64-bit word that
+/// holds its two bits, and those bits.
+fn slot(h: u64) -> (usize, u64) {
+    let w = (((h >> 32) * GEN_WORDS as u64) >> 32) as usize;
+    (w, (1u64 << (h & 63)) | (1u64 << ((h >> 6) & 63)))
 }
 
 #[cfg(test)]

@@ -1081,6 +1081,52 @@ fn a_name_grown_three_times_by_one_suffix_halts() {
     }
 }
 
+/// A class written again under a name grown by one suffix each copy halts though every copy
+/// holds other long words (`m_ptr_max_size`, `unsigned`): words that come back in each copy
+/// start no chain of their own, so they never push the growing one out. Numbers written in
+/// groups (`1_500_000`, `1_500_000_000`) and emoji strings (`🇦🇦🇦`, `🇦🇦🇦🇦`) are no names,
+/// however they grow.
+#[test]
+fn a_growing_name_is_followed_past_the_other_words_of_its_copies() {
+    let mut classes = String::from("#include <stddef.h>\n\n");
+    let mut name = String::from("FixedSizeRingBuffer");
+    for _ in 0..6 {
+        classes += &format!(
+            "class {name} {{\npublic:\n    {name}(size_t max_size = 1000000) {{\n        \
+             m_ptr_max_size = max_size;\n    }}\nprivate:\n    unsigned int m_ptr_max_size;\n}};\n\n"
+        );
+        name += "Private";
+    }
+    for s in presets() {
+        for (way, h) in halts(&s, &classes).iter().enumerate() {
+            let (_, v) = h.as_ref().unwrap_or_else(|| panic!("way {way}: no halt"));
+            assert_eq!(v.kind, LoopKind::GrowingRepeat, "way {way}: {v:?}");
+        }
+    }
+    let mut grouped = String::from("fn sizes() {\n");
+    let mut number = String::from("1_500");
+    let mut flags = String::from("fn widths() {\n");
+    let mut flag = String::from("🇦🇦");
+    for k in 0..8 {
+        grouped += &format!("    assert_eq!(format(HumanBytes({number})), \"{k}\");\n");
+        number += "_000";
+        flags += &format!("    assert_width!(\"{flag}\", {k}, {k});\n");
+        flag += "🇦";
+    }
+    for s in presets() {
+        for text in [&grouped, &flags] {
+            let alarms = first_alarms(&s, text);
+            assert!(
+                alarms
+                    .iter()
+                    .flatten()
+                    .all(|v| v.kind != LoopKind::GrowingRepeat),
+                "{text}: {alarms:?}"
+            );
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
 
