@@ -2784,3 +2784,45 @@ fn questions_to_the_user_with_nothing_written_between_warn_from_the_fifth() {
     let last = (0..8).map(|i| claude(&mut g, i)).last();
     assert_eq!(last, Some(Action::Continue));
 }
+
+/// SWE-agent edits, reruns its reproduction script and gets the same traceback, checking
+/// signatures inline with `python -c` between: the inline checks that work say nothing of the
+/// script that fails (an interpreter is the script it runs), and the state lines SWE-agent
+/// adds to every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) are no part
+/// of what the script printed, so an edit that leaves the failure as it was has not fixed it.
+#[test]
+fn a_script_failing_alike_after_edits_is_one_failure_whatever_ran_between() {
+    let traceback = |open: &str| {
+        format!(
+            "Traceback (most recent call last):\n  File \"/testbed/reproduce.py\", line 6, in \
+             <module>\n    tbl.write(sys.stdout, format=\"ascii.rst\", header_rows=[\"name\"])\n\
+             TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'\n\
+             (Open file: {open})\n(Current directory: /testbed)\nbash-$"
+        )
+    };
+    let rst = "/testbed/build/lib/astropy/io/ascii/rst.py";
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, open) in ["/testbed/reproduce.py", rst, rst, rst].iter().enumerate() {
+        let edit = format!(
+            r#"{{"start_line":62,"end_line":63,"replacement_text":"    def __init__(self, v{i}):\n"}}"#
+        );
+        step(&mut g, "edit", &edit, "File updated.", None);
+        let run = r#"{"command":"python reproduce.py"}"#;
+        let after = step(&mut g, "bash", run, &traceback(open), None)[1];
+        actions.push((after, g.verdict().kind));
+        let check = format!(
+            r#"{{"command":"python -c \"import inspect; print(inspect.signature(f{i}))\""}}"#
+        );
+        step(
+            &mut g,
+            "bash",
+            &check,
+            "(self)\n(Current directory: /testbed)\nbash-$",
+            None,
+        );
+    }
+    let (c, w, same) = (Action::Continue, Action::Warn, AgentLoopKind::SameError);
+    let none = AgentLoopKind::None;
+    assert_eq!(actions, [(c, none), (c, none), (w, same), (w, same)]);
+}

@@ -93,10 +93,14 @@ fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> boo
 /// A line a harness adds to every output, in its own voice rather than the command's: in
 /// brackets, naming the exit code, the working directory or the interpreter (OpenHands); a
 /// label of the command having run or of what follows (`Command executed.`, `Command
-/// completed.`, `Output:`: Cline, Cursor); or a note on the shell the next call will reuse
-/// ("On the next invocation of this tool, …": Cursor).
+/// completed.`, `Output:`: Cline, Cursor); a note on the shell the next call will reuse
+/// ("On the next invocation of this tool, …": Cursor); or the state of the session (see
+/// [`harness_state_line`]).
 fn harness_line(line: &[u8]) -> bool {
     let t = trim_ascii(line);
+    if harness_state_line(t) {
+        return true;
+    }
     if t.len() >= 2 && t[0] == b'[' && t[t.len() - 1] == b']' {
         return [&b"exit code"[..], b"working directory", b"interpreter"]
             .iter()
@@ -114,6 +118,29 @@ fn harness_line(line: &[u8]) -> bool {
         || positions_ignoring_case(t, b"next invocation of this tool")
             .next()
             .is_some()
+}
+
+/// A line (trimmed) in which a harness states where the session stands, the same after every
+/// command whatever it printed: the working directory and the interpreter in brackets
+/// (OpenHands' `[Current working directory: /workspace]`), SWE-agent's `(Open file: …)`,
+/// `(Current directory: …)` and its prompt `bash-$`. Not the exit code, which is the
+/// command's answer.
+pub(crate) fn harness_state_line(t: &[u8]) -> bool {
+    if t == b"bash-$" {
+        return true;
+    }
+    let inner = match (t.first(), t.last()) {
+        (Some(b'['), Some(b']')) | (Some(b'('), Some(b')')) => &t[1..t.len() - 1],
+        _ => return false,
+    };
+    [
+        &b"Current working directory: "[..],
+        b"Python interpreter: ",
+        b"Open file: ",
+        b"Current directory: ",
+    ]
+    .iter()
+    .any(|k| inner.starts_with(k))
 }
 
 /// A line of markup alone: tags, and between them at most a number (`<returncode>0</returncode>`,
@@ -564,6 +591,34 @@ mod tests {
         ] {
             let got = reported_failure(fine);
             assert_eq!(got, None, "{}", String::from_utf8_lossy(fine));
+        }
+    }
+
+    #[test]
+    fn a_harness_states_where_the_session_stands() {
+        for state in [
+            &b"(Open file: /testbed/reproduce.py)"[..],
+            b"(Current directory: /testbed)",
+            b"bash-$",
+            b"[Current working directory: /workspace]",
+            b"[Python interpreter: /usr/bin/python]",
+        ] {
+            assert!(
+                harness_state_line(state),
+                "{}",
+                String::from_utf8_lossy(state)
+            );
+        }
+        for other in [
+            &b"[The command completed with exit code 1.]"[..],
+            b"(Open the file first)",
+            b"bash-$ ls",
+        ] {
+            assert!(
+                !harness_state_line(other),
+                "{}",
+                String::from_utf8_lossy(other)
+            );
         }
     }
 

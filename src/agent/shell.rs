@@ -705,9 +705,30 @@ fn subcommand(args: &[String]) -> &str {
         .map_or("", String::as_str)
 }
 
+/// The program an interpreter runs: its script (`reproduce.py`, by its name), the module after
+/// `-m` (`pytest`), or `-c` / `-e` for code given inline; empty for none (a shell reading
+/// its input).
+fn script(args: &[String]) -> &str {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        match a {
+            "-c" | "-e" | "--eval" => return if i + 1 < args.len() { a } else { "" },
+            "-" => return a,
+            "-m" => return args.get(i + 1).map_or("", String::as_str),
+            // Options that take a value (`python -W ignore`, `node -r ts-node/register`).
+            "-W" | "-X" | "-r" | "--require" | "-I" => i += 2,
+            _ if a.starts_with('-') => i += 1,
+            _ => return basename(a),
+        }
+    }
+    ""
+}
+
 /// The tool a program is: its name, and for a program whose first word says what it does
 /// (`git push`, `docker build`, `kubectl get`, `npm test`) that word too: `git fetch`
-/// working says nothing of `git push`.
+/// working says nothing of `git push`. An interpreter is the script it runs: `python -c …`
+/// printing a signature says nothing of `python reproduce.py`.
 fn program_hash(name: &str, args: &[String]) -> u64 {
     let sub = match name {
         "git" => git_subcommand(args).0,
@@ -715,6 +736,7 @@ fn program_hash(name: &str, args: &[String]) -> u64 {
         | "go" | "dotnet" | "terraform" | "systemctl" | "poetry" | "uv" | "conda" | "brew" => {
             subcommand(args)
         }
+        _ if is_interpreter(name) => script(args),
         _ => "",
     };
     let program = xxh3_64(name.as_bytes());
@@ -978,7 +1000,11 @@ mod tests {
     #[test]
     fn the_program_is_the_command_that_does_the_work() {
         let h = |s: &str| xxh3_64(s.as_bytes());
-        assert_eq!(program("cd /repo && python -m pytest -q"), h("python"));
+        let run = |p: &str, script: &str| xxh3_64_with_seed(script.as_bytes(), h(p));
+        assert_eq!(
+            program("cd /repo && python -m pytest -q"),
+            run("python", "pytest")
+        );
         assert_eq!(program("sudo -u app /usr/bin/javac Main.java"), h("javac"));
         assert_eq!(
             program("LANG=C timeout 30 mvn -q test 2>&1 | tail"),
@@ -987,11 +1013,27 @@ mod tests {
         assert_eq!(program("cd src"), h("cd"));
         assert_eq!(
             program("cat <<'PY' > /tmp/t.py && python3 /tmp/t.py\nprint(1)\nPY"),
-            h("python3")
+            run("python3", "t.py")
         );
         assert_eq!(program("echo done"), h("echo"));
         assert_eq!(program(""), 0);
         assert_ne!(program("javac A.java"), program("mvn compile"));
+        // An interpreter is the script it runs: a check printed inline says nothing of the
+        // reproduction script's failure.
+        assert_eq!(
+            program("python -B reproduce.py"),
+            program("python reproduce.py")
+        );
+        assert_eq!(
+            program("python -c 'import a'"),
+            program("python -c 'import b'")
+        );
+        assert_ne!(
+            program("python -c 'import a'"),
+            program("python reproduce.py")
+        );
+        assert_ne!(program("node scripts/build.js"), program("node -e 'x'"));
+        assert_eq!(program("bash ./run_tests.sh"), run("bash", "run_tests.sh"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
 
 use super::diagnostic::first_error;
-use super::failure::says_only_status;
+use super::failure::{harness_state_line, says_only_status};
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
 const ERROR_PREFIX: usize = 512;
@@ -73,7 +73,12 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
         first_placed = false;
         placeless.update(if place == Place::Position { b"#" } else { w });
     };
-    for line in t.split(|&b| b == b'\n') {
+    // The harness's statement of where the session stands (SWE-agent's `(Open file: …)`)
+    // is no part of what the command answered.
+    for line in t
+        .split(|&b| b == b'\n')
+        .filter(|l| !harness_state_line(trim_ascii(l)))
+    {
         let quoted = is_quoted_source(line);
         let mut words = line
             .split(u8::is_ascii_whitespace)
