@@ -400,6 +400,27 @@ fn ninth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The tenth set written blind (24 sessions, two thirds healthy: long compile-fix cycles,
+/// piped builds, jobs polled, outputs paged, questions to the user), measured as it came: no
+/// healthy session warned, 3 of 8 loops. SWE-agent's reproduction script failing alike after
+/// each edit, with inline `python -c` checks between, warns since an interpreter is the script
+/// it runs. Known wrong, missed: tsconfig switched between three settings, a provider
+/// reinstalled with the system pip while Airflow runs from a venv, a pandas column cast back
+/// and forth between two failing tests, and a deploy polled for an hour while it waits for a
+/// reviewer's approval.
+#[test]
+fn tenth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-10.jsonl",
+        &[
+            "blind10/cursor-ts-esm-moduleresolution-flipflop",
+            "blind10/mini-swe-agent-airflow-provider-wrong-env",
+            "blind10/cursor-pandas-int64-vs-interpolation",
+            "blind10/opencode-deploy-waiting-for-approval",
+        ],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
