@@ -14,28 +14,48 @@
 
 use super::{AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason};
 
-/// The tool puts a question to the user: its name, in lower case with everything but letters
-/// left out, asks someone (`ask…`, `request…`) for the user's or a human's word or answers a
-/// follow-up question (`askfollowupquestion`, `askuserquestion`, `requestuserinput`,
-/// `askhuman`, `mcp__chat__ask_user`), or is `human` (LangChain's human-input tool).
+/// The tool puts a question to the user, by the words of its name (split at `_`, `-`, `.` and
+/// where a capital follows a small letter, in lower case): `ask` with `user`, `human`,
+/// `followup`/`follow`, `question` or `clarification` (`ask_followup_question`,
+/// `AskUserQuestion`, `mcp__chat__ask_user`, `ask_human`), `user` or `human` with `input`
+/// (`request_user_input`, `get_human_input`), or the name `human` alone (LangChain's
+/// human-input tool). Words, not letters: `create_task_for_user` asks no one.
 pub(crate) fn asks_user(tool: &str) -> bool {
-    let mut name = [0u8; 64];
+    let mut words = [[0u8; 16]; 8];
+    let mut lens = [0usize; 8];
     let mut n = 0;
-    for b in tool
-        .bytes()
-        .filter(u8::is_ascii_alphabetic)
-        .take(name.len())
-    {
-        name[n] = b.to_ascii_lowercase();
-        n += 1;
+    let mut prev_lower = false;
+    for b in tool.bytes() {
+        if !b.is_ascii_alphabetic() {
+            if lens[n] > 0 && n + 1 < words.len() {
+                n += 1;
+            }
+            prev_lower = false;
+            continue;
+        }
+        if b.is_ascii_uppercase() && prev_lower && lens[n] > 0 && n + 1 < words.len() {
+            n += 1;
+        }
+        prev_lower = b.is_ascii_lowercase();
+        if lens[n] < 16 {
+            words[n][lens[n]] = b.to_ascii_lowercase();
+        }
+        lens[n] += 1;
     }
-    let name = &name[..n];
-    let has = |w: &[u8]| memchr::memmem::find(name, w).is_some();
-    let to_whom = has(b"user") || has(b"human") || has(b"followup") || has(b"question");
-    name == b"human"
-        || ((has(b"ask") || has(b"request")) && to_whom)
-        || has(b"userinput")
-        || has(b"humaninput")
+    let count = if lens[n] > 0 { n + 1 } else { n };
+    let has = |w: &[u8]| (0..count).any(|i| lens[i] == w.len() && &words[i][..w.len()] == w);
+    let to_whom = [
+        &b"user"[..],
+        b"human",
+        b"followup",
+        b"follow",
+        b"question",
+        b"questions",
+        b"clarification",
+    ];
+    (count == 1 && has(b"human"))
+        || (has(b"ask") && to_whom.iter().any(|w| has(w)))
+        || ((has(b"user") || has(b"human")) && has(b"input"))
 }
 
 impl AgentGuard {
@@ -74,6 +94,7 @@ mod tests {
             "mcp__chat__ask_user",
             "human",
             "get_user_input",
+            "mcp_human-loop_ask_question",
         ] {
             assert!(asks_user(asks), "{asks}");
         }
@@ -87,6 +108,9 @@ mod tests {
             "list_users",
             "ask_llm",
             "TaskOutput",
+            "create_task_for_user",
+            "request_user_profile",
+            "UserQuestionsReport",
         ] {
             assert!(!asks_user(other), "{other}");
         }
