@@ -70,6 +70,10 @@ Where the text comes from (a tree that is missing is skipped):
   ninth                 only with --langs ninth: gathered after the eighth's rules, measured as
                         it came. emacs (Emacs's Lisp library, .el.gz), asymptote, povray (its
                         scene includes), tcllib, maxima (Maxima's Lisp sources)
+  tenth                 only with --langs tenth: gathered after the ninth's measurement and a
+                        later session's rules, measured as it came. prolog (SWI-Prolog's
+                        library, and GNU Prolog's examples), coq (Coq's theories, .v),
+                        picolisp (PicoLisp's library, .l), gambit (Gambit Scheme's, .scm)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -172,8 +176,13 @@ MORE_LANGS += EIGHTH
 # library, Asymptote's, POV-Ray's scene includes, tcllib and Maxima's Lisp sources.
 NINTH = ["emacs", "asymptote", "povray", "tcllib", "maxima"]
 MORE_LANGS += NINTH
+# A tenth, gathered a session after the ninth, once that session's rules were made, and
+# measured as it came: SWI-Prolog's library and GNU Prolog's examples, Coq's theories,
+# PicoLisp's library and Gambit Scheme's.
+TENTH = ["prolog", "coq", "picolisp", "gambit"]
+MORE_LANGS += TENTH
 GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
-          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH}
+          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -250,8 +259,10 @@ def held_out(path):
             return True
         if p.startswith("/usr/") and low.endswith(".h"):
             return True
-        # Held out: Perl modules and scripts.
-        if low.endswith((".pm", ".pl")):
+        # Held out: Perl modules and scripts. Prolog's `.pl` files, in the two Prolog trees
+        # only (none of them is Perl: no `use strict`, no Perl shebang), are Prolog.
+        prolog = p.startswith(("/usr/lib/swi-prolog/library/", "/usr/share/doc/gprolog-doc/"))
+        if low.endswith((".pm", ".pl")) and not (prolog and low.endswith(".pl")):
             return True
         if p.startswith("/usr/share/perl") or re.match(r"^/usr/lib/(?:[^/]+/)?perl", p):
             return True
@@ -374,6 +385,12 @@ def trees(npm_dir):
         ("povray", "/usr/share/povray-3.7/include", {"povray"}),
         ("tcllib", "/usr/share/tcltk/tcllib1.21", {"tcllib"}),
         ("maxima", "/usr/share/maxima", {"maxima"}),
+        # The tenth set.
+        ("swipl", "/usr/lib/swi-prolog/library", {"prolog"}),
+        ("gprolog", "/usr/share/doc/gprolog-doc/examples", {"prolog"}),
+        ("coq", "/usr/lib/ocaml/coq/theories", {"coq"}),
+        ("picolisp", "/usr/lib/picolisp", {"picolisp"}),
+        ("gambit", "/usr/lib/x86_64-linux-gnu/gambit4", {"gambit"}),
     ):
         out.append(Tree(label, d, langs, dirname))
     go = os.path.realpath("/usr/lib/go-1.19/src")
@@ -411,9 +428,14 @@ def lang_of(tree, path, name):
         lang = EXT.get(os.path.splitext(low)[1])
     # The ninth set's trees, by extension within each tree.
     ninth = {"emacs": (".el.gz", ".el"), "asymptote": (".asy",), "povray": (".inc", ".pov"),
-             "tcllib": (".tcl",), "maxima": (".lisp", ".mac")}
+             "tcllib": (".tcl",), "maxima": (".lisp", ".mac"),
+             # The tenth set's, the same way.
+             "swipl": (".pl",), "gprolog": (".pl",), "coq": (".v",), "picolisp": (".l",),
+             "gambit": (".scm",)}
     if tree.label in ninth:
-        lang = tree.label if low.endswith(ninth[tree.label]) else None
+        tenth = {"swipl": "prolog", "gprolog": "prolog"}
+        label = tenth.get(tree.label, tree.label)
+        lang = label if low.endswith(ninth[tree.label]) else None
     if name == "Rakefile":
         lang = "ruby"
     elif name in MAKEFILES:

