@@ -249,7 +249,7 @@ impl AgentGuard {
         let Some(fp) = last_err.and_then(|c| c.error) else {
             return; // its last call succeeded
         };
-        let calls = self.errors_like(s, me, tool, fp, false);
+        let calls = self.errors_like(s, me, Some(tool), fp, false);
         let count = calls.len() as u32;
         let a = s.same_error.action(count);
         if a >= Action::Block && !self.new_attempt(me, &calls) {

@@ -39,21 +39,23 @@ impl AgentGuard {
     }
 
     /// Window indexes of calls to `tool` since the failure epoch that failed with `fp`, oldest
-    /// first; `me` is included when `with_me`.
+    /// first; `me` is included when `with_me`. With no `tool` (a compiler's diagnostic, see
+    /// [`diagnostic`](super::diagnostic)), the calls of every tool: a build that stops at one
+    /// cause is one dead end whichever command ran it (`setup.py develop`, `pip install -e .`,
+    /// `python -m build`), and no other command's success ends it.
     pub(super) fn errors_like(
         &self,
         s: &AgentSettings,
         me: usize,
-        tool: u64,
+        tool: Option<u64>,
         fp: u64,
         with_me: bool,
     ) -> Vec<usize> {
         let lo = (me + 1).saturating_sub(s.error_window as usize);
         let end = if with_me { me + 1 } else { me };
         // The streak ends at the tool's last success: a tool that works is not a dead end.
-        let lo = (lo..end)
-            .rev()
-            .find(|&i| self.succeeded(i, tool))
+        let lo = tool
+            .and_then(|tool| (lo..end).rev().find(|&i| self.succeeded(i, tool)))
             .map_or(lo, |i| i + 1);
         // An edit that leaves a command failing exactly as it failed (but for where the
         // lines now stand) has not fixed it: the same command's same output counts from
@@ -62,30 +64,10 @@ impl AgentGuard {
         (lo..end)
             .filter(|&i| {
                 let c = &self.calls[i];
-                c.tool == tool
+                tool.map_or(true, |t| c.tool == t)
                     && c.error == Some(fp)
                     && (c.step >= self.failure_epoch
                         || (c.memo == memo && c.placeless == placeless))
-            })
-            .collect()
-    }
-
-    /// The calls since the last write, within the error window and up to call `me`, whose
-    /// error is the compiler's diagnostic call `me` met: a build that stops at one cause is
-    /// one dead end whichever command ran it (`setup.py develop`, `pip install -e .`,
-    /// `python -m build`), and only a write can change what the compiler reads (but for a
-    /// write that leaves the same command failing exactly as it failed: see
-    /// [`Self::errors_like`]).
-    fn diagnosed_like(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
-        let lo = (me + 1).saturating_sub(s.error_window as usize);
-        let m = &self.calls[me];
-        (lo..=me)
-            .filter(|&i| {
-                let c = &self.calls[i];
-                c.diagnosed
-                    && c.error == m.error
-                    && (c.step >= self.failure_epoch
-                        || (c.memo == m.memo && c.placeless == m.placeless))
             })
             .collect()
     }
@@ -118,11 +100,8 @@ impl AgentGuard {
             return;
         }
         let c = &self.calls[me];
-        let calls = if c.diagnosed {
-            self.diagnosed_like(s, me)
-        } else {
-            self.errors_like(s, me, c.tool, c.error.expect("an error"), true)
-        };
+        let tool = (!c.diagnosed).then_some(c.tool);
+        let calls = self.errors_like(s, me, tool, c.error.expect("an error"), true);
         if let Some((&last, before)) = calls.split_last() {
             if last == me && !before.is_empty() && self.new_attempt(me, before) {
                 return;
