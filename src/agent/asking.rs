@@ -21,41 +21,51 @@ use super::{AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason};
 /// (`request_user_input`, `get_human_input`), or the name `human` alone (LangChain's
 /// human-input tool). Words, not letters: `create_task_for_user` asks no one.
 pub(crate) fn asks_user(tool: &str) -> bool {
-    let mut words = [[0u8; 16]; 8];
-    let mut lens = [0usize; 8];
-    let mut n = 0;
-    let mut prev_lower = false;
-    for b in tool.bytes() {
-        if !b.is_ascii_alphabetic() {
-            if lens[n] > 0 && n + 1 < words.len() {
-                n += 1;
-            }
-            prev_lower = false;
-            continue;
-        }
-        if b.is_ascii_uppercase() && prev_lower && lens[n] > 0 && n + 1 < words.len() {
-            n += 1;
-        }
-        prev_lower = b.is_ascii_lowercase();
-        if lens[n] < 16 {
-            words[n][lens[n]] = b.to_ascii_lowercase();
-        }
-        lens[n] += 1;
-    }
-    let count = if lens[n] > 0 { n + 1 } else { n };
-    let has = |w: &[u8]| (0..count).any(|i| lens[i] == w.len() && &words[i][..w.len()] == w);
-    let to_whom = [
-        &b"user"[..],
-        b"human",
-        b"followup",
-        b"follow",
-        b"question",
-        b"questions",
-        b"clarification",
+    // The words' kinds, a bit each, read in one pass.
+    const ASK: u8 = 1;
+    const TO_WHOM: u8 = 2;
+    const PERSON: u8 = 4;
+    const INPUT: u8 = 8;
+    const HUMAN: u8 = 16;
+    const KINDS: [(&str, u8); 9] = [
+        ("ask", ASK),
+        ("user", TO_WHOM | PERSON),
+        ("human", TO_WHOM | PERSON | HUMAN),
+        ("followup", TO_WHOM),
+        ("follow", TO_WHOM),
+        ("question", TO_WHOM),
+        ("questions", TO_WHOM),
+        ("clarification", TO_WHOM),
+        ("input", INPUT),
     ];
-    (count == 1 && has(b"human"))
-        || (has(b"ask") && to_whom.iter().any(|w| has(w)))
-        || ((has(b"user") || has(b"human")) && has(b"input"))
+    let kind = |w: &str| {
+        KINDS
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(w))
+            .map_or(0, |&(_, bits)| bits)
+    };
+    let (mut seen, mut words) = (0u8, 0);
+    let mut start = None;
+    let bytes = tool.as_bytes();
+    for i in 0..=bytes.len() {
+        let b = bytes.get(i).copied().unwrap_or(b'_');
+        // A word ends before a byte that is not a letter, and before a capital after a
+        // small letter (`AskUser`).
+        let ends = !b.is_ascii_alphabetic()
+            || (b.is_ascii_uppercase() && i > 0 && bytes[i - 1].is_ascii_lowercase());
+        if ends {
+            if let Some(from) = start.take() {
+                seen |= kind(&tool[from..i]);
+                words += 1;
+            }
+        }
+        if b.is_ascii_alphabetic() && start.is_none() {
+            start = Some(i);
+        }
+    }
+    (words == 1 && seen == TO_WHOM | PERSON | HUMAN)
+        || (seen & ASK != 0 && seen & TO_WHOM != 0)
+        || (seen & PERSON != 0 && seen & INPUT != 0)
 }
 
 impl AgentGuard {
