@@ -2625,6 +2625,31 @@ fn same_failure_warns_from_the_third_run(actions: &[Action]) {
 }
 
 #[test]
+fn edits_each_confirmed_by_a_passing_check_under_a_harness_status_are_progress() {
+    // mini-swe-agent: `sed -i … && ruff check …`, three files fixed, each answered "All checks
+    // passed!" inside `<returncode>0</returncode>`: that 0 is the status, not a count of
+    // nothing, and the passing check confirms each edit.
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (file, lines) in [("loader", "41"), ("http", "112"), ("cli", "63")] {
+        let cmd = format!(
+            "cd /repo && sed -i -e '{lines}s/)$/) from err/' src/orbitkit/{file}.py && ruff check \
+             src --select B904"
+        );
+        g.call(
+            "bash",
+            serde_json::json!({ "command": cmd }).to_string().as_bytes(),
+        );
+        let out = "<returncode>0</returncode>\n<output>\nAll checks passed!\n</output>";
+        actions.push(g.result(Some(out.as_bytes()), None).action);
+    }
+    assert!(
+        actions.iter().all(|&a| a == Action::Continue),
+        "{actions:?}"
+    );
+}
+
+#[test]
 fn a_build_stopping_at_one_diagnostic_is_one_dead_end_whichever_command_ran_it() {
     // Piped through `tail`, every build exits 0; the harness's markup wraps the output; three
     // tools report the compiler's stop three ways after it.

@@ -202,10 +202,32 @@ pub(crate) fn reports_running(output: &[u8]) -> bool {
     })
 }
 
-/// The output says no: a word of denial or absence among its first 256 bytes (`No files
-/// found`, `not found`, `0 matches`, `cannot`, `unable`, `missing`, `error`…). A brief answer
-/// that denies answers a question, nothing found; it is no acknowledgment.
+/// The output says no: a word of denial or absence among the first 256 bytes of what the
+/// command printed (`No files found`, `not found`, `0 matches`, `cannot`, `unable`, `missing`,
+/// `error`…), its harness's markup and lines left out (mini-swe-agent's
+/// `<returncode>0</returncode>` is the status of a command that succeeded, not a count of
+/// nothing). A brief answer that denies answers a question, nothing found; it is no
+/// acknowledgment.
 pub(crate) fn denies(output: &[u8]) -> bool {
+    let mut budget = 256;
+    for line in output.split(|&b| b == b'\n') {
+        if budget == 0 {
+            break;
+        }
+        if markup_line(trim_ascii(line)) || harness_line(line) {
+            continue;
+        }
+        let head = &line[..line.len().min(budget)];
+        budget -= head.len();
+        if says_no(head) {
+            return true;
+        }
+    }
+    false
+}
+
+/// A word of denial or absence in `head` (see [`denies`]).
+fn says_no(head: &[u8]) -> bool {
     const NO: &[&[u8]] = &[
         b"no",
         b"not",
@@ -230,7 +252,6 @@ pub(crate) fn denies(output: &[u8]) -> bool {
         b"usage",
         b"0",
     ];
-    let head = &output[..output.len().min(256)];
     head.split(|b| !(b.is_ascii_alphanumeric() || *b == b'\''))
         .filter(|w| !w.is_empty() && w.len() <= 8)
         .any(|w| {
@@ -644,9 +665,15 @@ mod tests {
             "Successfully modified file: /repo/src/Slug.java (1 replacements).",
             "Todos have been modified successfully.",
             "File created successfully at: /repo/a.py",
+            // A harness's status of a command that succeeded counts nothing.
+            "<returncode>0</returncode>\n<output>\nAll checks passed!\n</output>",
+            "All checks passed!\n\n[The command completed with exit code 0.]",
         ] {
             assert!(!denies(yes.as_bytes()), "{yes:?}");
         }
+        assert!(denies(
+            b"<returncode>0</returncode>\n<output>\n0 files reformatted\n</output>"
+        ));
     }
 
     #[test]
