@@ -44,6 +44,15 @@ pub(crate) const TEXT_RING: usize = 1024;
 pub(crate) const STARTS: usize = 256;
 /// Lines held by the line engine.
 const LINES: usize = 64;
+/// Copies of a line written again at which the default presets halt it.
+pub(crate) const LINE_HALT_DEFAULT: u32 = 8;
+
+/// Bound `n` of a ladder or a count (people write those out too, short ones) for a preset that
+/// halts lines written again at `line_halt` copies: one that waits longer for those than the
+/// default (lenient: 12) waits as much longer for ladders and counts; none waits less.
+pub(crate) fn patient(n: u32, line_halt: u32) -> u32 {
+    n * line_halt.max(LINE_HALT_DEFAULT) / LINE_HALT_DEFAULT
+}
 /// New words among the last 64 at which a text says nothing new.
 const NOTHING_NEW: u32 = 1;
 /// Copies past which a counter ladder that names something new on each copy (`REG_R0` …
@@ -268,9 +277,11 @@ pub(crate) struct TextState {
     counting: Counting,
     count_onset: u64,
     count_words: u16,
-    /// Whether line evidence (counts and growing names among it) may warn, and halt.
+    /// Whether line evidence (counts and growing names among it) may warn.
     lines_warn: bool,
-    lines_halt: bool,
+    /// The copies at which lines written again halt, up to 255 (see [`patient`]); 0: line
+    /// evidence never halts.
+    line_halt: u8,
     line_start: u64,
     lines: Engine,
     /// Low 32 bits of the starting byte of each recent line fed to `lines`.
@@ -339,7 +350,7 @@ impl TextState {
             count_onset: u64::MAX,
             count_words: 0,
             lines_warn: line_warn > 0,
-            lines_halt: line_halt > 0,
+            line_halt: line_halt.min(u8::MAX as u32) as u8,
             line_start: 0,
             lines,
             line_starts: vec![0; LINES].into_boxed_slice(),
@@ -422,7 +433,7 @@ impl TextState {
                 count_onset,
                 count_words,
                 lines_warn,
-                lines_halt,
+                line_halt,
                 line_start,
                 markup_lines,
                 nesting,

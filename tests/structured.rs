@@ -2405,3 +2405,35 @@ fn aligned_columns_and_numbered_names_are_tables() {
         assert!(tokens.is_some() && text.is_some(), "{tokens:?} {text:?}");
     }
 }
+
+/// A preset that waits longer for lines written again waits as much longer for a ladder: an
+/// unrolled block of seven copies (Scilab's `check_op1` … `check_op7`, one per operator of a
+/// PDE) may halt at balanced, never at lenient, and a ladder that runs on halts at both,
+/// later at lenient.
+#[test]
+fn a_lenient_preset_waits_longer_for_ladders() {
+    let block = |i: usize| {
+        format!(
+            "    if (params_pde.check_op{i} == \"1\") then\n        oper=[oper;{i}];\n        \
+             if (stripblanks(b{i}) == \"IN_EDP{i}(t)\") then\n            \
+             b{i}=\"inptr[\"+string(k)+\"][0]\";\n            k=k+1;\n        end\n    end\n"
+        )
+    };
+    let text = |n: usize| (1..=n).map(block).collect::<String>() + "endfunction\n";
+    let lenient = StreamSettings::preset(Preset::Lenient);
+    let balanced = StreamSettings::preset(Preset::Balanced);
+    assert_eq!(
+        halts(&lenient, &text(7)).map(|h| h.map(|(_, v)| v)),
+        [None, None]
+    );
+    let long = text(40);
+    for (way, (b, l)) in halts(&balanced, &long)
+        .into_iter()
+        .zip(halts(&lenient, &long))
+        .enumerate()
+    {
+        let (b, l) = (b.expect("balanced halts"), l.expect("lenient halts"));
+        assert_eq!(l.1.kind, LoopKind::CounterLadder, "way {way}: {l:?}");
+        assert!(l.0 > b.0, "way {way}: lenient at line {}, balanced at {}", l.0, b.0);
+    }
+}

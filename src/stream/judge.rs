@@ -8,7 +8,7 @@ use crate::engine::Finding;
 use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
-    is_filler, is_list_fill, is_rule_text, is_underline, is_word, whole_tokens, Numbers,
+    is_filler, is_list_fill, is_rule_text, is_underline, is_word, patient, whole_tokens, Numbers,
     TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
@@ -366,13 +366,15 @@ impl StreamGuard {
         let f = text.lines;
         // A ladder in code covers the lines between its rungs too (a closing `}` after each
         // call, which has no letters and is not a line the line engine counts).
+        let line_halt_copies = self.config.inner.settings.line_halt_copies;
+        let ladder_lines = patient(LADDER_LINES as u32, line_halt_copies) as u64;
         let lines = if text.lines_structured
             && text.lines_numbers == Numbers::Ladder
-            && (f.span as u64) < LADDER_LINES
+            && (f.span as u64) < ladder_lines
         {
             self.text
                 .line_byte(f.onset)
-                .and_then(|b| self.text.breaks_from(b, LADDER_LINES))
+                .and_then(|b| self.text.breaks_from(b, ladder_lines))
                 .map_or(f.span as u64, |n| n.max(f.span as u64))
         } else {
             f.span as u64
@@ -413,9 +415,11 @@ impl StreamGuard {
         // A block whose numbers are one count through its copies (`elif day == 8` ..
         // `== 14` with the weekday names between, then `== 15`) is a count of its rungs.
         let rungs = lines * text.lines_counts as u64 / f.period.max(1) as u64;
+        // A preset that waits longer for lines written again waits as much longer for these.
+        let block_copies = patient(BLOCK_LADDER_COPIES, line_halt_copies);
         let ladder = text.lines_numbers == Numbers::Ladder
-            && lines >= LADDER_LINES
-            && (f.period <= 1 || copies >= BLOCK_LADDER_COPIES || rungs >= LADDER_LINES)
+            && lines >= ladder_lines
+            && (f.period <= 1 || copies >= block_copies || rungs >= ladder_lines)
             && (!markup || copies > MARKUP_LADDER_COPIES)
             && (!indexed || copies > INDEXED_LADDER_COPIES)
             && !names_new;
@@ -428,7 +432,6 @@ impl StreamGuard {
             && f.span >= CODE_LINE_COPIES
             && !self.last_line_is_data()
             && f.span >= self.last_line_fill_copies();
-        let line_halt_copies = self.config.inner.settings.line_halt_copies;
         // Lines whose only changing numbers sit in names (`#:cs-mode-m680x-6301`, `-6309`)
         // name a different thing each, as records do.
         let named_list = text.lines_numbers == Numbers::Varied && text.lines_in_names;
@@ -453,7 +456,7 @@ impl StreamGuard {
         if action == Action::Warn && text.lines_structured {
             let evidence = match text.lines_numbers {
                 Numbers::Ladder => {
-                    lines >= LADDER_LINES / 2
+                    lines >= ladder_lines / 2
                         && !names_new
                         && (!markup || copies > MARKUP_LADDER_COPIES / 2)
                         && (!indexed || copies > INDEXED_LADDER_COPIES / 2)

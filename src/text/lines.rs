@@ -4,8 +4,8 @@
 
 use super::nesting::{nest_bounds, Nest};
 use super::{
-    trim_ascii, Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, NOTHING_NEW,
-    TEXT_RING,
+    patient, trim_ascii, Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES,
+    NOTHING_NEW, TEXT_RING,
 };
 use crate::engine::Finding;
 use crate::template::Run;
@@ -419,7 +419,7 @@ impl TextState {
     pub(super) fn growth_finding(&self, line_start: u64) -> Finding {
         let g = self.novelty.growth();
         let (grown, unit, len) = (g.grown, g.unit, g.len);
-        let level = if (grown >= GROWTH_HALT || g.same >= GROWTH_SAME_HALT) && self.lines_halt {
+        let level = if (grown >= GROWTH_HALT || g.same >= GROWTH_SAME_HALT) && self.line_halt > 0 {
             Action::Halt
         } else if (grown >= GROWTH_WARN || g.same >= GROWTH_SAME_WARN) && self.lines_warn {
             Action::Warn
@@ -441,7 +441,7 @@ impl TextState {
     /// deeper.
     pub(super) fn nest_finding(&self, nest: Nest, line: u64) -> Finding {
         let (warn, halt) = nest_bounds(nest.period);
-        let level = if nest.run >= halt && self.lines_halt {
+        let level = if nest.run >= halt && self.line_halt > 0 {
             Action::Halt
         } else if nest.run >= warn && self.lines_warn {
             Action::Warn
@@ -472,7 +472,9 @@ impl TextState {
         if c.onset != self.count_onset {
             (self.count_onset, self.count_words) = (c.onset, self.novelty.words_read());
         }
-        if c.rungs < COUNT_WARN || !self.lines_warn {
+        let count_warn = patient(COUNT_WARN, self.line_halt as u32);
+        let count_halt = patient(COUNT_HALT, self.line_halt as u32);
+        if c.rungs < count_warn || !self.lines_warn {
             return Finding::default();
         }
         let words = self.novelty.words_read().wrapping_sub(self.count_words) as u32;
@@ -486,7 +488,7 @@ impl TextState {
         {
             return Finding::default();
         }
-        let level = if c.rungs >= COUNT_HALT && self.lines_halt {
+        let level = if c.rungs >= count_halt && self.line_halt > 0 {
             Action::Halt
         } else {
             Action::Warn
