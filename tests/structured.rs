@@ -2434,6 +2434,11 @@ fn a_lenient_preset_waits_longer_for_ladders() {
     {
         let (b, l) = (b.expect("balanced halts"), l.expect("lenient halts"));
         assert_eq!(l.1.kind, LoopKind::CounterLadder, "way {way}: {l:?}");
-        assert!(l.0 > b.0, "way {way}: lenient at line {}, balanced at {}", l.0, b.0);
+        assert!(
+            l.0 > b.0,
+            "way {way}: lenient at line {}, balanced at {}",
+            l.0,
+            b.0
+        );
     }
 }
