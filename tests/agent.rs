@@ -2851,3 +2851,94 @@ fn a_script_failing_alike_after_edits_is_one_failure_whatever_ran_between() {
     let none = AgentLoopKind::None;
     assert_eq!(actions, [(c, none), (c, none), (w, same), (w, same)]);
 }
+
+/// A Rust borrow error left as it was by each of three rewrites of the function: the fixes
+/// miss its cause. The third build failing so warns (the same error, across edits); a test
+/// run whose failures fall after each edit (3, 2, 1 failed, the lines alike with their
+/// numbers folded) is progress.
+#[test]
+fn a_failure_left_as_it_was_by_each_edit_warns() {
+    // Each rewrite changes what the compiler explains (the lifetime it names, where the
+    // borrow is held), not the error.
+    let build = |line: u32, code: &str, held: &str| {
+        format!(
+            "   Compiling tilecache v0.3.1 (/home/mara/src/tilecache)\nerror[E0502]: cannot borrow \
+             `*self` as mutable because it is also borrowed as immutable\n  --> src/cache.rs:{line}:9\n   \
+             |\n{line} |         {code}\n   |         ^^^^^^^ mutable borrow occurs here\n   = note: \
+             {held}\n\nFor more information about this error, try `rustc --explain E0502`.\nerror: \
+             could not compile `tilecache` (lib) due to 1 previous error"
+        )
+    };
+    let edit = |old: &str, new: &str| {
+        serde_json::json!({"file_path": "/home/mara/src/tilecache/src/cache.rs", "old_string": old,
+            "new_string": new})
+        .to_string()
+    };
+    let cargo = r#"{"command": "cargo build 2>&1 | tail -30"}"#;
+    let edited = "The file /home/mara/src/tilecache/src/cache.rs has been updated.";
+    let mut g = guard();
+    let mut failures = Vec::new();
+    for (k, (old, new, code, held)) in [
+        (
+            "",
+            "fn get_or_load",
+            "self.touch(key);",
+            "let's call the lifetime of this reference `'1`",
+        ),
+        (
+            "self.touch(key);",
+            "match self.entries.get(key)",
+            "self.insert(key.clone(), value);",
+            "returning this value requires that `self.entries` is borrowed for `'a`",
+        ),
+        (
+            "match",
+            "if let Some(e) = self.entries.get(key)",
+            "self.insert(owned, value);",
+            "type annotation requires that `self.entries` is borrowed for `'s`",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert_eq!(
+            step(&mut g, "Edit", &edit(old, new), edited, None),
+            [Action::Continue; 2]
+        );
+        let out = build(68 + 2 * k as u32, code, held);
+        failures.push(step(&mut g, "Bash", cargo, &out, Some("Exit code 101"))[1]);
+    }
+    assert_eq!(failures[..2], [Action::Continue; 2]);
+    assert_eq!(failures[2], Action::Warn, "{:?}", g.verdict());
+    let v = g.verdict();
+    assert_eq!(
+        (v.kind, v.reason),
+        (AgentLoopKind::SameError, Reason::FixesMissed)
+    );
+    let mut full = String::new();
+    g.describe(Verbosity::Full, &mut full).unwrap();
+    assert!(full.contains("did not change this failure"), "{full}");
+
+    // The same shape, but each edit fixes a test: progress.
+    let mut g = guard();
+    for (k, n) in [3, 2, 1].into_iter().enumerate() {
+        let ed = edit(&format!("v{k}"), &format!("v{}", k + 1));
+        assert_eq!(
+            step(&mut g, "Edit", &ed, edited, None),
+            [Action::Continue; 2]
+        );
+        let out = format!(
+            "FAILED tests/test_filesize.py::test_naturalsize[test_args44--0 Bytes]\n{n} failed, \
+             {} passed in 0.0{n}s",
+            50 - n
+        );
+        let a = step(
+            &mut g,
+            "Bash",
+            r#"{"command": "python -m pytest -q"}"#,
+            &out,
+            Some("exit 1"),
+        );
+        assert_eq!(a, [Action::Continue; 2], "{n} failed");
+    }
+}

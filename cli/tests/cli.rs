@@ -322,16 +322,14 @@ fn fourth_held_out_agent_sessions_warn_on_loops_only() {
 /// Windsurf, Amp, OpenCode, a Devin-like agent and MCP servers), measured as it came and then
 /// fixed where a rule of one sentence answered: known wrong are Cursor's dev server restarted
 /// after each config change, whose log read after each restart says the same startup banner
-/// (warned), and pull requests opened again and again on new branches after a timeout (missed:
-/// each round names a new branch).
+/// (warned). Pull requests opened again and again on new branches after a timeout, missed
+/// while each round named a new branch, warn late since a failure that each edit between
+/// leaves as it was is the same error.
 #[test]
 fn fifth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-5.jsonl",
-        &[
-            "blind5/cursor-vite-proxy-restarts",
-            "blind5/mcp-github-duplicate-prs",
-        ],
+        &["blind5/cursor-vite-proxy-restarts"],
     );
 }
 
@@ -405,9 +403,10 @@ fn ninth_held_out_agent_sessions_warn_on_loops_only() {
 /// healthy session warned, 3 of 8 loops. SWE-agent's reproduction script failing alike after
 /// each edit, with inline `python -c` checks between, warns since an interpreter is the script
 /// it runs. Known wrong, missed: tsconfig switched between three settings, a provider
-/// reinstalled with the system pip while Airflow runs from a venv, a pandas column cast back
-/// and forth between two failing tests, and a deploy polled for an hour while it waits for a
-/// reviewer's approval.
+/// reinstalled with the system pip while Airflow runs from a venv, and a deploy polled for an
+/// hour while it waits for a reviewer's approval. A pandas column cast back and forth between
+/// two failing tests warns late, since a failure that each edit between leaves as it was is
+/// the same error.
 #[test]
 fn tenth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
@@ -415,7 +414,6 @@ fn tenth_held_out_agent_sessions_warn_on_loops_only() {
         &[
             "blind10/cursor-ts-esm-moduleresolution-flipflop",
             "blind10/mini-swe-agent-airflow-provider-wrong-env",
-            "blind10/cursor-pandas-int64-vs-interpolation",
             "blind10/opencode-deploy-waiting-for-approval",
         ],
     );

@@ -33,7 +33,7 @@ impl Finding {
         let base = match reason {
             Reason::RepeatedArgs => 0.5,
             Reason::NoProgress => 0.8,
-            Reason::RepeatedFailure => 0.7,
+            Reason::RepeatedFailure | Reason::FixesMissed => 0.7,
             Reason::Text => 0.75,
             Reason::State | Reason::None => 0.6,
         };

@@ -455,6 +455,48 @@ fn tests_failed(line: &[u8]) -> bool {
         .any(|p| (nonzero(p[0]) && failure(p[1])) || (failure(p[0]) && nonzero(p[1])))
 }
 
+/// Printed lines at the end of an output read for a test runner's or build tool's verdicts.
+const TALLY_LINES: usize = 12;
+
+/// The counts of the verdicts of failure among the last [`TALLY_LINES`] lines a command
+/// printed (see [`tests_failed`]: `3 failed, 47 passed`, `Tests run: 12, Failures: 1`, `2
+/// errors generated`), hashed in order; durations (`in 0.09s`, `2s`) left out. 0: none. Fewer
+/// failures after an edit is progress even when the failure reads alike with its numbers
+/// folded; the same counts are the same verdict.
+pub(crate) fn tally(output: &[u8]) -> u32 {
+    let mut h = 0u32;
+    let lines = output
+        .rsplit(|&b| b == b'\n')
+        .map(trim_ascii)
+        .filter(|l| !l.is_empty() && !markup_line(l) && !harness_line(l))
+        .take(TALLY_LINES);
+    for line in lines.filter(|l| tests_failed(l)) {
+        let mut i = 0;
+        while i < line.len() {
+            if !line[i].is_ascii_digit() {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < line.len() && line[i].is_ascii_digit() {
+                i += 1;
+            }
+            let decimal = (start > 0 && line[start - 1] == b'.') || line.get(i) == Some(&b'.');
+            let timed = matches!(line.get(i), Some(b's' | b'm'))
+                && !line.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
+                || line[i..].starts_with(b"ms");
+            if !decimal && !timed {
+                for &b in &line[start..i] {
+                    h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+                }
+                h = (h ^ b',' as u32).wrapping_mul(0x0100_0193);
+            }
+        }
+        h = (h ^ b'\n' as u32).wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
 /// The error a failure carries when its output states only a non-zero exit status.
 pub(crate) const EXIT_STATUS: &[u8] = b"exit status";
 
@@ -648,6 +690,44 @@ mod tests {
         assert!(says_only_status(b"Command failed with exit code 1"));
         assert!(!says_only_status(b"No such file or directory"));
         assert!(!says_only_status(b"7"));
+    }
+
+    #[test]
+    fn a_tally_is_the_counts_of_the_verdicts_of_failure() {
+        let pytest = |n: u32, secs: &str| {
+            format!("FAILED tests/t.py::test_a - assert 1 == 2\n{n} failed, 9 passed in {secs}")
+        };
+        assert_eq!(
+            tally(pytest(2, "0.04s").as_bytes()),
+            tally(pytest(2, "1.51s").as_bytes())
+        );
+        assert_ne!(
+            tally(pytest(2, "0.04s").as_bytes()),
+            tally(pytest(1, "0.04s").as_bytes())
+        );
+        let maven =
+            "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0\n[INFO] BUILD FAILURE\n\
+                     [INFO] Total time:  4.1 s";
+        assert_ne!(tally(maven.as_bytes()), 0);
+        assert_ne!(
+            tally(maven.as_bytes()),
+            tally(maven.replace("Failures: 1", "Failures: 2").as_bytes())
+        );
+        // Inside a harness's markup, as without it; no verdict, no tally.
+        assert_eq!(
+            tally(
+                format!(
+                    "<returncode>1</returncode>\n<output>\n{}\n</output>",
+                    pytest(2, "3s")
+                )
+                .as_bytes()
+            ),
+            tally(pytest(2, "0.5s").as_bytes())
+        );
+        assert_eq!(
+            tally(b"Traceback (most recent call last):\nKeyError: 'x'"),
+            0
+        );
     }
 
     #[test]

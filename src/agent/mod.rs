@@ -141,6 +141,11 @@ struct CallRec {
     result_len: usize,
     /// The outcome was new to the window: the agent learnt something.
     novel: bool,
+    /// The counts of its output's verdicts of failure (see [`failure::tally`]), and how its
+    /// output ended (see [`text::tail_fingerprint`]; 0 for a compiler's diagnostic, which is
+    /// its failure): with `error`, what failed, to tell a failure an edit left as it was.
+    tally: u32,
+    tail: u64,
     /// Its result has arrived.
     answered: bool,
     blocked: bool,
@@ -631,6 +636,8 @@ impl AgentGuard {
             diagnosed: false,
             result_len: 0,
             novel: false,
+            tally: 0,
+            tail: 0,
             answered: false,
             blocked: false,
             exempt: policy.is_some_and(|p| p.exempt) || (waits && self.waiting <= WAIT_PATIENCE),
@@ -733,9 +740,13 @@ impl AgentGuard {
                 .is_some_and(|(cause, _)| cause == e || failure::says_only_status(e))
         });
         let mut names_args = false;
+        let mut tail = 0;
         let err_fp = error.map(|e| {
             let args = ArgWords::of(self.calls[me].args_head.bytes());
             names_args = args.named_in(e);
+            if !diagnosed {
+                tail = text::tail_fingerprint(output.unwrap_or_default(), &args, &mut self.scratch);
+            }
             failure_fingerprint(e, output.unwrap_or_default(), &args, &mut self.scratch)
         });
         let config = self.config.clone();
@@ -775,6 +786,8 @@ impl AgentGuard {
             c.diagnosed = diagnosed;
             c.result_len = out_len;
             c.novel = novel;
+            c.tally = err_fp.map_or(0, |_| failure::tally(output.unwrap_or_default()));
+            c.tail = tail;
             c.answered = true;
             c.wrote = wrote;
             c.nothing_found = nothing_found;

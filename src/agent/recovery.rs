@@ -135,6 +135,7 @@ fn because(r: Reason) -> &'static str {
         Reason::RepeatedArgs => "with the same arguments",
         Reason::NoProgress => "and got the same result each time",
         Reason::RepeatedFailure => "and failed the same way each time",
+        Reason::FixesMissed => "and failed the same way after each edit",
         Reason::Text => "in its own words",
         Reason::State => "in the state it works on",
     }
@@ -205,6 +206,13 @@ fn full(v: &AgentVerdict, tool: &str, halt_after_blocks: u32, out: &mut impl Wri
                 out,
                 "- Do not repeat the sequence {} again.",
                 Quoted(&v.subject)
+            )?;
+        }
+        AgentLoopKind::SameError if v.reason == Reason::FixesMissed => {
+            writeln!(
+                out,
+                "- Your edits did not change this failure: read it again, find what makes it \
+                 fail (it may lie outside what you edited), then change that."
             )?;
         }
         AgentLoopKind::SameError | AgentLoopKind::WhackAMole | AgentLoopKind::FailureStreak => {

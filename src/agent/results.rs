@@ -2,7 +2,7 @@
 //! the arguments, or alternating), failure streaks, package installs that keep failing and the
 //! same result for other arguments.
 
-use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason};
+use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
 use crate::Action;
 
 /// Package installs failing in a row that warn (see `failed_installs`).
@@ -101,13 +101,27 @@ impl AgentGuard {
         }
         let c = &self.calls[me];
         let tool = (!c.diagnosed).then_some(c.tool);
-        let calls = self.errors_like(s, me, tool, c.error.expect("an error"), true);
+        let fp = c.error.expect("an error");
+        let calls = self.errors_like(s, me, tool, fp, true);
         if let Some((&last, before)) = calls.split_last() {
             if last == me && !before.is_empty() && self.new_attempt(me, before) {
                 return;
             }
         }
         let t = s.same_error;
+        let across = self.failures_across_edits(s, me, tool, fp);
+        if across.len() > calls.len() && s.results_are_progress {
+            // Evidence of fixes that miss, not of a call repeated: a warning at most.
+            let t = Thresholds::new(t.warn, 0, 0);
+            found.extend(Finding::of_calls(
+                AgentLoopKind::SameError,
+                Reason::FixesMissed,
+                t,
+                t.warn,
+                across,
+            ));
+            return;
+        }
         found.extend(Finding::of_calls(
             AgentLoopKind::SameError,
             Reason::RepeatedFailure,
@@ -115,6 +129,53 @@ impl AgentGuard {
             t.warn,
             calls,
         ));
+    }
+
+    /// The failures of call `me`'s command with `fp`, its verdicts' counts and its output's end
+    /// (every command's, for a compiler's diagnostic) within the error window and since its
+    /// tool last succeeded, oldest first, each after an edit made since the one before: a fix
+    /// tried each time, and the failure left as it was. A failure of the command in another
+    /// way, or with other counts (`2 failed`, then `1 failed`), ends them: the edits moved it.
+    fn failures_across_edits(
+        &self,
+        s: &AgentSettings,
+        me: usize,
+        tool: Option<u64>,
+        fp: u64,
+    ) -> Vec<usize> {
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let (memo, tally, tail) = (
+            self.calls[me].memo,
+            self.calls[me].tally,
+            self.calls[me].tail,
+        );
+        let mut calls = Vec::new();
+        let mut edited = false;
+        for i in (lo..=me).rev() {
+            let c = &self.calls[i];
+            if c.wrote {
+                edited = true;
+                continue;
+            }
+            if !c.answered || tool.is_some_and(|t| c.tool != t) {
+                continue;
+            }
+            if c.error == Some(fp) && c.tally == tally && c.tail == tail {
+                // The same failure again with no edit between is `errors_like`'s evidence.
+                if calls.is_empty() || edited {
+                    calls.push(i);
+                    edited = false;
+                }
+                continue;
+            }
+            match c.error {
+                Some(_) if c.memo == memo => break,
+                None if tool.is_some() || c.memo == memo => break,
+                _ => {}
+            }
+        }
+        calls.reverse();
+        calls
     }
 
     /// The tool has failed at every call since its last success (and the last write), whatever

@@ -411,6 +411,17 @@ pub(crate) fn failure_fingerprint(
     xxh3_64_with_seed(&[head.to_le_bytes(), tail.to_le_bytes()].concat(), fp)
 }
 
+/// The fingerprint of how an output ends (its last [`OUTPUT_ENDS`] bytes but for the source
+/// it quotes, read as an error is but for what it quotes, which names what failed: a
+/// traceback's exception and the module it missed, a test runner's failures and verdict):
+/// what a failure was, whatever its error message says (`Traceback (most recent call last):`
+/// heads every Python failure).
+pub(crate) fn tail_fingerprint(output: &[u8], args: &ArgWords, scratch: &mut Vec<u8>) -> u64 {
+    let mut end = [0u8; OUTPUT_ENDS];
+    let n = output_end(trim_ascii(output), true, &mut end);
+    fingerprint_folded(&end[OUTPUT_ENDS - n..], args, scratch, false)
+}
+
 /// The first (or with `tail`, the last) `OUTPUT_ENDS` bytes of `out` but for the lines that
 /// quote source, into `buf` (from its start, or for the tail up to its end); returns how many.
 fn output_end(out: &[u8], tail: bool, buf: &mut [u8; OUTPUT_ENDS]) -> usize {
@@ -454,15 +465,20 @@ const OUTPUT_ENDS: usize = 256;
 /// argument) are folded, and whitespace runs become one space. Only the first 512 normalised
 /// bytes count.
 pub(crate) fn error_fingerprint(error: &[u8], args: &ArgWords, scratch: &mut Vec<u8>) -> u64 {
+    fingerprint_folded(error, args, scratch, true)
+}
+
+/// [`error_fingerprint`], with quoted spans folded or kept.
+fn fingerprint_folded(error: &[u8], args: &ArgWords, scratch: &mut Vec<u8>, quotes: bool) -> u64 {
     scratch.clear();
     let mut i = 0;
     while i < error.len() && scratch.len() < ERROR_PREFIX {
         let b = error[i];
         // A quoted or bracketed span: fold it when it closes soon enough.
         let close = match b {
-            b'"' => Some(b'"'),
-            b'\'' if i == 0 || !error[i - 1].is_ascii_alphanumeric() => Some(b'\''),
-            b'`' => Some(b'`'),
+            b'"' if quotes => Some(b'"'),
+            b'\'' if quotes && (i == 0 || !error[i - 1].is_ascii_alphanumeric()) => Some(b'\''),
+            b'`' if quotes => Some(b'`'),
             b'[' => Some(b']'),
             b'(' => Some(b')'),
             b'{' => Some(b'}'),

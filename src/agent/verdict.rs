@@ -115,6 +115,8 @@ pub enum Reason {
     Text = 4,
     /// The state fingerprint.
     State = 5,
+    /// Failures that stayed as they were after each of the edits between them.
+    FixesMissed = 6,
 }
 
 impl Reason {
@@ -127,6 +129,7 @@ impl Reason {
             Reason::RepeatedFailure => "repeated_failure",
             Reason::Text => "text",
             Reason::State => "state",
+            Reason::FixesMissed => "fixes_missed",
         }
     }
 }
