@@ -378,6 +378,8 @@ fn names_failure(line: &[u8]) -> bool {
         b"error[",
         b"fatal:",
         b"FATAL:",
+        // A log level of error in brackets: Maven's, which prints only these with `-q`.
+        b"[ERROR] ",
         b"Traceback",
         // The shell's own diagnostics (`/bin/bash: line 2: unexpected EOF …`).
         b"bash: ",
@@ -638,6 +640,12 @@ mod tests {
                 [..],
             b"..F\n===== 1 failed, 8 passed in 0.08s =====\n[The command completed with exit code \
               0.]\n[Current working directory: /workspace]\n[Python interpreter: /usr/bin/python]",
+            // Maven with `-q` prints its error lines only, the verdict far from the end.
+            b"<returncode>0</returncode>\n<output>\n[ERROR] Tests run: 9, Failures: 1, Errors: 0\n\
+              junit.framework.ComparisonFailure: expected:<1> but was:<2>\n[ERROR] Failed to \
+              execute goal org.apache.maven.plugins:maven-surefire-plugin:3.0.0-M7:test\n[ERROR] \
+              \n[ERROR] Please refer to /testbed/gson/target/surefire-reports for the individual \
+              test results.\n</output>",
         ] {
             assert!(
                 reported_failure(piped).is_some(),
