@@ -2942,3 +2942,79 @@ fn a_failure_left_as_it_was_by_each_edit_warns() {
         assert_eq!(a, [Action::Continue; 2], "{n} failed");
     }
 }
+
+/// A build switched among settings, each switch bringing back a failure already seen and left
+/// behind (`ERR_REQUIRE_ESM`, `Cannot use import statement`, `ERR_REQUIRE_ESM` again, a missing
+/// module, `Cannot use import statement` again): the second failure that comes back warns,
+/// however many ways the command fails between. One that comes back once, or failures that
+/// are each new, are not a circle.
+#[test]
+fn failures_that_come_back_twice_warn_in_however_many_ways() {
+    let run = r#"{"CommandLine": "npm run build && node dist/cli.js --help", "Cwd": "/p"}"#;
+    let fail = |code: &str, at: u32| {
+        format!(
+            "node:internal/modules/cjs/loader:{at}\n  throw err;\n{code}\n    at Module._compile \
+             (node:internal/modules/cjs/loader:1340:27)\n\nNode.js v20.11.1"
+        )
+    };
+    let a = |at| {
+        fail(
+            "Error [ERR_REQUIRE_ESM]: require() of ES Module chalk not supported.",
+            at,
+        )
+    };
+    let b = |at| {
+        fail(
+            "SyntaxError: Cannot use import statement outside a module",
+            at,
+        )
+    };
+    let c = |at| {
+        fail(
+            "Error [ERR_MODULE_NOT_FOUND]: Cannot find module dist/commands/sync",
+            at,
+        )
+    };
+    let d = |at| fail("TypeError: fetch is not a function", at);
+    let session = |outs: &[String]| {
+        let mut g = guard();
+        let mut actions = Vec::new();
+        for (i, out) in outs.iter().enumerate() {
+            let edit = serde_json::json!({"TargetFile": "/p/tsconfig.json",
+                "ReplacementChunks": [{"TargetContent": format!("m{i}"),
+                "ReplacementContent": format!("m{}", i + 1)}]})
+            .to_string();
+            step(
+                &mut g,
+                "replace_file_content",
+                &edit,
+                "The changes were made.",
+                None,
+            );
+            actions.push(step(&mut g, "run_command", run, out, Some("exit code 1"))[1]);
+        }
+        actions
+    };
+    let got = session(&[a(7), b(8), a(9), c(10), b(11)]);
+    assert_eq!(got[..4], [Action::Continue; 4], "{got:?}");
+    assert_eq!(got[4], Action::Warn, "{got:?}");
+    let mut g = guard();
+    for (i, out) in [a(7), b(8), a(9), c(10), b(11)].iter().enumerate() {
+        let edit = format!(r#"{{"TargetFile": "/p/tsconfig.json", "CodeContent": "m{i}"}}"#);
+        step(&mut g, "write_to_file", &edit, "Created file.", None);
+        step(&mut g, "run_command", run, out, Some("exit code 1"));
+    }
+    let v = g.verdict();
+    assert_eq!(
+        (v.kind, v.reason),
+        (AgentLoopKind::WhackAMole, Reason::FixesMissed)
+    );
+    let mut brief = String::new();
+    g.describe(Verbosity::Brief, &mut brief).unwrap();
+    assert!(brief.contains("ways it failed before"), "{brief}");
+    assert_eq!(
+        session(&[a(7), b(8), a(9), c(10), d(11)]),
+        [Action::Continue; 5]
+    );
+    assert_eq!(session(&[a(7), b(8), c(9), d(10)]), [Action::Continue; 4]);
+}

@@ -208,7 +208,8 @@ type AgentVerdict struct {
 	Action Action
 	Kind   AgentKind
 	// Reason is what the evidence rests on: 0 none, 1 repeated arguments, 2 no progress,
-	// 3 repeated failure, 4 text, 5 state, 6 a failure left as it was by each edit between.
+	// 3 repeated failure, 4 text, 5 state, 6 fixes that miss (a failure each edit between left
+	// as it was, or failures edits brought back).
 	Reason uint8
 	// Recommendation is what to do: 0 nothing, 1 replan, 2 backtrack, 3 escalate.
 	Recommendation uint8

@@ -99,6 +99,13 @@ fn brief(v: &AgentVerdict, tool: &str, out: &mut impl Write) -> fmt::Result {
         AgentLoopKind::SameError => {
             write!(out, "{} failed {n}x with the same error", tool)
         }
+        AgentLoopKind::WhackAMole if v.reason == Reason::FixesMissed => {
+            write!(
+                out,
+                "{} keeps failing in ways it failed before ({n} failures)",
+                tool
+            )
+        }
         AgentLoopKind::WhackAMole => {
             write!(out, "{} alternates between two errors ({n} failures)", tool)
         }
@@ -206,6 +213,13 @@ fn full(v: &AgentVerdict, tool: &str, halt_after_blocks: u32, out: &mut impl Wri
                 out,
                 "- Do not repeat the sequence {} again.",
                 Quoted(&v.subject)
+            )?;
+        }
+        AgentLoopKind::WhackAMole if v.reason == Reason::FixesMissed => {
+            writeln!(
+                out,
+                "- Your edits bring back failures you had left behind: stop switching between \
+                 the settings you tried, find what makes each of them fail, then change that."
             )?;
         }
         AgentLoopKind::SameError if v.reason == Reason::FixesMissed => {

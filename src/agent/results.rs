@@ -256,6 +256,19 @@ impl AgentGuard {
             errors[..n].iter().rev().copied().collect()
         };
         let t = s.whack_a_mole;
+        if calls.len() < t.warn as usize && s.results_are_progress {
+            // Failures that come back in more than two ways: a warning at most.
+            let returning = self.returning(s, me);
+            let t = Thresholds::new(t.warn, 0, 0);
+            found.extend(Finding::of_calls(
+                AgentLoopKind::WhackAMole,
+                Reason::FixesMissed,
+                t,
+                t.warn,
+                returning,
+            ));
+            return;
+        }
         if let Some(f) = Finding::of_calls(
             AgentLoopKind::WhackAMole,
             Reason::RepeatedFailure,
@@ -265,6 +278,44 @@ impl AgentGuard {
         ) {
             found.push(Finding { period: 2, ..f });
         }
+    }
+
+    /// The failures of call `me`'s command (its line and directory) within the error window
+    /// and since it last succeeded, oldest first, when `me`'s failure is one the command gave
+    /// before and left behind, and another did so before it: edits that bring back a failure
+    /// already fixed, twice, go back over ground covered, in however many ways the command
+    /// fails between (`ERR_REQUIRE_ESM`, then `Cannot use import statement`, `ERR_REQUIRE_ESM`
+    /// again, a missing module, `Cannot use import statement` again). A failure as it failed
+    /// just before is no return (see [`Self::failures_across_edits`]). Empty otherwise.
+    fn returning(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let memo = self.calls[me].memo;
+        let mut calls = Vec::new();
+        for i in (lo..=me).rev() {
+            let c = &self.calls[i];
+            if c.memo != memo || !c.answered {
+                continue;
+            }
+            if c.error.is_none() {
+                break;
+            }
+            calls.push(i);
+        }
+        calls.reverse();
+        let id = |i: usize| {
+            let c = &self.calls[i];
+            (c.error, c.tally, c.tail)
+        };
+        let returns = |k: usize| {
+            k >= 2
+                && id(calls[k]) != id(calls[k - 1])
+                && calls[..k - 1].iter().any(|&j| id(j) == id(calls[k]))
+        };
+        let last = calls.len().wrapping_sub(1);
+        if calls.is_empty() || !returns(last) || (0..last).filter(|&k| returns(k)).count() == 0 {
+            return Vec::new();
+        }
+        calls
     }
 
     /// The newest failures of call `me`'s command (its line and directory), since it last

@@ -115,7 +115,8 @@ pub enum Reason {
     Text = 4,
     /// The state fingerprint.
     State = 5,
-    /// Failures that stayed as they were after each of the edits between them.
+    /// Fixes that miss: a failure each edit between left as it was, or failures edits brought
+    /// back after they were left behind.
     FixesMissed = 6,
 }
 

@@ -244,8 +244,8 @@ pub struct lg_agent_verdict {
     /// An `lg_agent_kind`.
     pub kind: lg_agent_kind,
     /// What the evidence rests on: 0 none, 1 repeated arguments, 2 no progress, 3 repeated
-    /// failure, 4 text, 5 state, 6 a failure left as it was by each edit between (appended in
-    /// 0.1).
+    /// failure, 4 text, 5 state, 6 fixes that miss: a failure each edit between left as it
+    /// was, or failures edits brought back (appended in 0.1).
     pub reason: u8,
     /// What to do: 0 nothing, 1 replan, 2 backtrack, 3 escalate.
     pub recommendation: u8,
