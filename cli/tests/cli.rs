@@ -419,6 +419,28 @@ fn tenth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The eleventh set written blind (36 sessions: SWE-bench-style sessions in the shapes of
+/// OpenHands, SWE-agent and mini-swe-agent; edit-run loops in twelve agents' shapes; long
+/// healthy sessions that look repetitive on purpose), measured as it came: 1 of 21 healthy
+/// sessions warned (mini-swe-agent's `<returncode>0</returncode>` read as an answer of
+/// nothing), 5 of 15 loops within one event. Known wrong: SWE-agent scrolling the same windows
+/// of a file with one edit that changes nothing, and a migration job polled while it hangs,
+/// missed; a test fixture's time zone the agent circles, warned seven events before its
+/// labelled start by the same error (as it came), and a foreign key whose violation each edit
+/// leaves as it was, warned two events before, at the third failure.
+#[test]
+fn eleventh_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-11.jsonl",
+        &[
+            "blind11/swe-agent-pylint-recursive-ignore-paths-scroll",
+            "blind11/cursor-waits-on-hung-migration",
+            "blind11/aider-pandas-merge-asof-tz",
+            "blind11/opencode-sql-fk-backfill",
+        ],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
@@ -429,32 +451,17 @@ fn held_out_sessions_warn_on_loops(name: &str, known_wrong: &[&str]) {
     assert_eq!(lines.len(), input.len());
     for (line, rec) in lines.iter().zip(&input) {
         let label = &rec["label"];
-        if known_wrong.contains(&rec["id"].as_str().unwrap()) {
-            let warned = line["first_warn_at"].as_u64();
-            assert_eq!(
-                warned.is_some(),
-                !label["stuck"].as_bool().unwrap(),
-                "{}: {line}",
-                rec["id"]
-            );
-            continue;
-        }
-        if label["stuck"].as_bool().unwrap() {
+        let warned = line["first_warn_at"].as_u64();
+        // A loop warned at all from one event before its start is caught; a healthy session
+        // is right unwarned. Known wrong: missed, warned too early, or warned when healthy.
+        let right = if label["stuck"].as_bool().unwrap() {
             let start = label["loop_start"].as_u64().unwrap();
-            let warned = line["first_warn_at"].as_u64();
-            assert!(
-                warned.is_some_and(|w| w + 1 >= start),
-                "{}: {line}",
-                rec["id"]
-            );
+            warned.is_some_and(|w| w + 1 >= start)
         } else {
-            assert_eq!(
-                line["first_warn_at"],
-                serde_json::Value::Null,
-                "{}: {line}",
-                rec["id"]
-            );
-        }
+            warned.is_none()
+        };
+        let known = known_wrong.contains(&rec["id"].as_str().unwrap());
+        assert_eq!(right, !known, "{}: {line}", rec["id"]);
     }
 }
 
