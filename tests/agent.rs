@@ -3018,3 +3018,56 @@ fn failures_that_come_back_twice_warn_in_however_many_ways() {
     );
     assert_eq!(session(&[a(7), b(8), c(9), d(10)]), [Action::Continue; 4]);
 }
+
+/// SWE-agent paging up and down over the same windows of a file, nothing else between, shows
+/// a page for the third time: a warning (the same result, however the agent moved). A page
+/// opened again after other work between (a search, another file) is a revisit.
+#[test]
+fn paging_back_and_forth_over_the_same_windows_warns() {
+    let page = |above: u32| {
+        let lines: String = (above + 1..above + 30)
+            .map(|n| format!("{n}:        if self.config.recursive and n > {n}:\n"))
+            .collect();
+        format!(
+            "[File: /pylint-dev__pylint/pylint/lint/pylinter.py (1535 lines total)]\n({above} more \
+             lines above)\n{lines}(900 more lines below)\n(Open file: \
+             /pylint-dev__pylint/pylint/lint/pylinter.py)\n(Current directory: /pylint-dev__pylint)\nbash-$"
+        )
+    };
+    let bash = |cmd: &str| serde_json::json!({ "command": cmd }).to_string();
+    let mut g = guard();
+    let moves = [
+        ("goto 652", 636),
+        ("scroll_up", 608),
+        ("scroll_up", 580),
+        ("scroll_down", 608),
+        ("scroll_down", 636),
+        ("scroll_up", 608),
+    ];
+    let mut actions = Vec::new();
+    for (cmd, above) in moves {
+        actions.push(step(&mut g, "bash", &bash(cmd), &page(above), None)[1]);
+    }
+    assert_eq!(actions[..5], [Action::Continue; 5], "{actions:?}");
+    assert_eq!(actions[5], Action::Warn, "{actions:?}");
+    // The same page shown a third time, but after a search and another file between.
+    let mut g = guard();
+    let found = "Found 2 matches for \"ignore_paths\" in pylinter.py:\nLine 622\nLine 795";
+    let calls = [
+        (bash("open pylint/lint/pylinter.py"), page(0)),
+        (bash("goto 20"), page(0)),
+        (bash("search_file \"ignore_paths\""), found.to_string()),
+        (
+            bash("open pylint/lint/expand_modules.py"),
+            page(40).replace("pylinter", "expand"),
+        ),
+        (bash("open pylint/lint/pylinter.py"), page(0)),
+    ];
+    for (args, out) in &calls {
+        assert_eq!(
+            step(&mut g, "bash", args, out, None),
+            [Action::Continue; 2],
+            "{args}"
+        );
+    }
+}

@@ -423,9 +423,9 @@ fn tenth_held_out_agent_sessions_warn_on_loops_only() {
 /// OpenHands, SWE-agent and mini-swe-agent; edit-run loops in twelve agents' shapes; long
 /// healthy sessions that look repetitive on purpose), measured as it came: 1 of 21 healthy
 /// sessions warned (mini-swe-agent's `<returncode>0</returncode>` read as an answer of
-/// nothing), 5 of 15 loops within one event. Known wrong: SWE-agent scrolling the same windows
-/// of a file with one edit that changes nothing, and a migration job polled while it hangs,
-/// missed; a test fixture's time zone the agent circles, warned seven events before its
+/// nothing), 5 of 15 loops within one event. SWE-agent scrolling up and down over the same
+/// windows of a file warns since reads in a row that show a page a third time are the same
+/// result. Known wrong: a migration job polled while it hangs, missed; a test fixture's time zone the agent circles, warned seven events before its
 /// labelled start by the same error (as it came), and a foreign key whose violation each edit
 /// leaves as it was, warned two events before, at the third failure.
 #[test]
@@ -433,7 +433,6 @@ fn eleventh_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-11.jsonl",
         &[
-            "blind11/swe-agent-pylint-recursive-ignore-paths-scroll",
             "blind11/cursor-waits-on-hung-migration",
             "blind11/aider-pandas-merge-asof-tz",
             "blind11/opencode-sql-fk-backfill",

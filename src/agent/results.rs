@@ -2,7 +2,9 @@
 //! the arguments, or alternating), failure streaks, package installs that keep failing and the
 //! same result for other arguments.
 
-use super::{outcomes, AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
+use super::{
+    outcomes, AgentGuard, AgentLoopKind, AgentSettings, CallRec, Finding, Reason, Thresholds,
+};
 use crate::Action;
 
 /// Package installs failing in a row that warn (see `failed_installs`).
@@ -354,6 +356,42 @@ impl AgentGuard {
         }
     }
 
+    /// Reads of a shell in a row, nothing else between (SWE-agent's `scroll_up`, `scroll_down`,
+    /// `goto`), that show call `me`'s page for the third time: paging back and forth over the
+    /// same windows of a file, however the agent moves, learns nothing from them. A read that
+    /// comes back to a page after other work (a search, an edit, another file) is a revisit,
+    /// and ends the run. The calls that showed it, oldest first, when one of them was made
+    /// another way; empty otherwise.
+    fn paging(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
+        let c = &self.calls[me];
+        let reads = |o: &CallRec| {
+            o.shell
+                && o.answered
+                && o.error.is_none()
+                && !o.progress
+                && !o.check
+                && !o.install
+                && !o.launched
+                && o.result_len > ACKNOWLEDGMENT_LEN
+                && o.version == c.version
+        };
+        if !s.results_are_progress || !reads(c) {
+            return Vec::new();
+        }
+        let lo = (me + 1).saturating_sub(s.near_window as usize);
+        let mut calls: Vec<usize> = (lo..me)
+            .rev()
+            .take_while(|&i| reads(&self.calls[i]))
+            .filter(|&i| self.calls[i].outcome == c.outcome)
+            .collect();
+        calls.reverse();
+        if calls.iter().all(|&i| self.calls[i].key == c.key) {
+            // The same call again: the rules on repeated calls judge it.
+            calls.clear();
+        }
+        calls
+    }
+
     /// The same result for different arguments: they do not matter, the agent learns nothing
     /// by varying them. Not an acknowledgment (below); not a write that succeeded, repeats no
     /// earlier write and whose answer does not say no (Gemini CLI's `replace` answering
@@ -385,6 +423,9 @@ impl AgentGuard {
                 o.tool == c.tool && o.outcome == c.outcome && o.key != c.key
             })
             .collect();
+        if calls.len() + 1 < s.same_result.warn as usize {
+            calls = self.paging(s, me);
+        }
         // A tool that has answered every call held alike and briefly, from its first, each
         // call with new arguments, acknowledges: OpenHands' `think` ("Your thought has been
         // logged."), Claude Code's `TodoWrite` ("Todos have been modified successfully…" to
