@@ -314,7 +314,7 @@ impl AgentGuard {
                 && calls[..k - 1].iter().any(|&j| id(j) == id(calls[k]))
         };
         let last = calls.len().wrapping_sub(1);
-        if calls.is_empty() || !returns(last) || (0..last).filter(|&k| returns(k)).count() == 0 {
+        if calls.is_empty() || !returns(last) || !(0..last).any(returns) {
             return Vec::new();
         }
         calls
