@@ -3071,3 +3071,41 @@ fn paging_back_and_forth_over_the_same_windows_warns() {
         );
     }
 }
+
+/// A setting flipped back and forth, the build failing one way, then the other, then the first
+/// again: circling, though the build's counts of the tasks it ran differ each time (what failed
+/// is the error and how the output ends, its numbers folded, not every number in it).
+#[test]
+fn a_flip_back_to_a_failure_is_circling_whatever_the_build_counted() {
+    let gradle = |failure: &str, executed: u32| {
+        format!(
+            "Command executed in terminal. Command failed with exit code 1.\nOutput:\n> Task \
+             :processResources UP-TO-DATE\n> Task :compileKotlin FAILED\n\nFAILURE: Build failed \
+             with an exception.\n\n* What went wrong:\n{failure}\n\n* Try:\n> Run with \
+             --stacktrace option to get the stack trace.\n\nBUILD FAILED in {executed}s\n5 \
+             actionable tasks: {executed} executed, {} up-to-date",
+            5 - executed
+        )
+    };
+    let target = "Execution failed for task ':compileKotlin'.\n> Inconsistent JVM-target \
+                  compatibility detected for tasks 'compileJava' (21) and 'compileKotlin' (17).";
+    let needs21 = "Could not resolve project :billing-core.\n> Dependency requires at least JVM \
+                   runtime version 21. This build uses a Java 17 JVM.";
+    let outs = [
+        gradle(target, 3),
+        gradle(target, 2),
+        gradle(needs21, 4),
+        gradle(target, 1),
+    ];
+    let mut g = guard();
+    let mut actions = Vec::new();
+    for (i, out) in outs.iter().enumerate() {
+        let edit = format!(r#"{{"path":"build.gradle.kts","diff":"toolchain {i}"}}"#);
+        step(&mut g, "apply_diff", &edit, "Changes applied.", None);
+        let run = r#"{"command":"./gradlew build"}"#;
+        actions.push(step(&mut g, "execute_command", run, out, Some("exit code 1"))[1]);
+    }
+    assert_eq!(actions[..3], [Action::Continue; 3], "{actions:?}");
+    assert_eq!(actions[3], Action::Warn, "{actions:?}");
+    assert_eq!(g.verdict().kind, AgentLoopKind::WhackAMole);
+}

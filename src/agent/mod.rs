@@ -192,6 +192,17 @@ struct CallRec {
     label: String,
 }
 
+/// What failed, as the rules on fixes that miss compare failures: the error's fingerprint,
+/// the counts of the output's verdicts and the fingerprint of its end (see [`CallRec::tally`]).
+pub(crate) type FailureId = (Option<u64>, u32, u64);
+
+impl CallRec {
+    /// What failed (see [`FailureId`]); `(None, 0, 0)` for a success.
+    pub(crate) fn failure_id(&self) -> FailureId {
+        (self.error, self.tally, self.tail)
+    }
+}
+
 /// Watches one agent session for loops.
 ///
 /// # Thread safety

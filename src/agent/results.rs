@@ -3,7 +3,8 @@
 //! same result for other arguments.
 
 use super::{
-    outcomes, AgentGuard, AgentLoopKind, AgentSettings, CallRec, Finding, Reason, Thresholds,
+    outcomes, AgentGuard, AgentLoopKind, AgentSettings, CallRec, FailureId, Finding, Reason,
+    Thresholds,
 };
 use crate::Action;
 
@@ -146,11 +147,8 @@ impl AgentGuard {
         fp: u64,
     ) -> Vec<usize> {
         let lo = (me + 1).saturating_sub(s.error_window as usize);
-        let (memo, tally, tail) = (
-            self.calls[me].memo,
-            self.calls[me].tally,
-            self.calls[me].tail,
-        );
+        let memo = self.calls[me].memo;
+        let id = (Some(fp), self.calls[me].tally, self.calls[me].tail);
         let mut calls = Vec::new();
         let mut edited = false;
         for i in (lo..=me).rev() {
@@ -162,7 +160,7 @@ impl AgentGuard {
             if !c.answered || tool.is_some_and(|t| c.tool != t) {
                 continue;
             }
-            if c.error == Some(fp) && c.tally == tally && c.tail == tail {
+            if c.failure_id() == id {
                 // The same failure again with no edit between is `errors_like`'s evidence.
                 if calls.is_empty() || edited {
                     calls.push(i);
@@ -304,10 +302,7 @@ impl AgentGuard {
             calls.push(i);
         }
         calls.reverse();
-        let id = |i: usize| {
-            let c = &self.calls[i];
-            (c.error, c.tally, c.tail)
-        };
+        let id = |i: usize| self.calls[i].failure_id();
         let returns = |k: usize| {
             k >= 2
                 && id(calls[k]) != id(calls[k - 1])
@@ -322,7 +317,7 @@ impl AgentGuard {
 
     /// The newest failures of call `me`'s command (its line and directory), since it last
     /// succeeded, within the error window and across writes, oldest first, as far back as they
-    /// fail in exactly two ways: an edit that turns one failure into the other and back has
+    /// fail in exactly two ways (what failed, see [`CallRec::failure_id`]): an edit that turns one failure into the other and back has
     /// fixed nothing, as an edit that leaves one failure as it was has not (see
     /// [`Self::errors_like`]). The failure the agent set out to fix, a third way before the
     /// two, ends them. Empty unless there are two ways.
@@ -330,7 +325,7 @@ impl AgentGuard {
         let memo = self.calls[me].memo;
         let lo = (me + 1).saturating_sub(s.error_window as usize);
         let mut calls = Vec::new();
-        let mut ways: [Option<Option<u64>>; 2] = [None; 2];
+        let mut ways: [Option<FailureId>; 2] = [None; 2];
         for i in (lo..=me).rev() {
             let c = &self.calls[i];
             if c.memo != memo || !c.answered {
@@ -339,7 +334,7 @@ impl AgentGuard {
             if c.error.is_none() {
                 break;
             }
-            let way = Some(c.placeless);
+            let way = Some(c.failure_id());
             match ways {
                 [None, _] => ways[0] = way,
                 [w, None] if w != way => ways[1] = way,
