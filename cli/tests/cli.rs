@@ -380,16 +380,16 @@ fn eighth_held_out_agent_sessions_warn_on_loops_only() {
 
 /// The ninth set written blind (48 sessions in the shapes of fifteen agents; a quarter of them
 /// talk with their user through a question tool), measured as it came part by part (see
-/// `scripts/data/README.md`). Known wrong: Cline's browser closed after each edit and answered
-/// alike (warned), an aider session raising sleeps in a flaky test, codebase searches
-/// reworded for a rate limit, research that keeps fetching the same pages, and a crash-looping
-/// pod whose memory limit is raised again and again (missed).
+/// `scripts/data/README.md`). Cline's browser closed after each edit and answered alike warned
+/// until its note that the browser closed was read as the harness's voice. Known wrong, missed:
+/// an aider session raising sleeps in a flaky test, codebase searches reworded for a rate
+/// limit, research that keeps fetching the same pages, and a crash-looping pod whose memory
+/// limit is raised again and again.
 #[test]
 fn ninth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-9.jsonl",
         &[
-            "blind9/cline-theme-browser-mcp",
             "blind9/aider-flaky-broadcast-sleeps",
             "blind9/cursor-codebase-search-ratelimit",
             "blind9/copilot-jest-alias-research-loop",

@@ -93,9 +93,10 @@ fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> boo
 /// A line a harness adds to every output, in its own voice rather than the command's: in
 /// brackets, naming the exit code, the working directory or the interpreter (OpenHands); a
 /// label of the command having run or of what follows (`Command executed.`, `Command
-/// completed.`, `Output:`: Cline, Cursor); a note on the shell the next call will reuse
-/// ("On the next invocation of this tool, …": Cursor); or the state of the session (see
-/// [`harness_state_line`]).
+/// completed.`, `Output:`: Cline, Cursor); a note that an action ran and that nothing was
+/// printed (Cline's browser: `The browser action has been executed. …`, `Console logs:`, `(No
+/// new logs)`, `The browser has been closed. …`); a note on the shell the next call will reuse ("On the next invocation of this
+/// tool, …": Cursor); or the state of the session (see [`harness_state_line`]).
 fn harness_line(line: &[u8]) -> bool {
     let t = trim_ascii(line);
     if harness_state_line(t) {
@@ -107,17 +108,28 @@ fn harness_line(line: &[u8]) -> bool {
             .any(|k| positions_ignoring_case(t, k).next().is_some());
     }
     let label = t.strip_suffix(b".").or(t.strip_suffix(b":")).unwrap_or(t);
+    let label = match (label.first(), label.last()) {
+        (Some(b'('), Some(b')')) => &label[1..label.len() - 1],
+        _ => label,
+    };
     [
         &b"command executed"[..],
         b"command completed",
         b"command output",
         b"output",
+        b"console logs",
+        b"no new logs",
+        b"no output",
     ]
     .iter()
     .any(|k| label.eq_ignore_ascii_case(k))
-        || positions_ignoring_case(t, b"next invocation of this tool")
-            .next()
-            .is_some()
+        || [
+            &b"next invocation of this tool"[..],
+            b"action has been executed",
+            b"browser has been closed",
+        ]
+        .iter()
+        .any(|k| positions_ignoring_case(t, k).next().is_some())
 }
 
 /// A line (trimmed) in which a harness states where the session stands, the same after every
@@ -802,6 +814,10 @@ mod tests {
             // Cline, with nothing captured and with an empty output.
             "Command executed.",
             "Command executed.\nOutput:\n",
+            // Cline's browser, an action that printed nothing, and its closing.
+            "The browser action has been executed. The console logs and screenshot have been \
+             captured for your analysis.\n\nConsole logs:\n(No new logs)",
+            "The browser has been closed. You may now proceed to using other tools.",
             // Cursor's wrapping of an empty output.
             "Command output:\n\n```\n\n```\n\nCommand completed.\n\nThe previous shell command \
              ended, so on the next invocation of this tool, you will be reusing the shell.\n\nOn \
@@ -820,6 +836,8 @@ mod tests {
             "Command executed.\nOutput:\n 9 passed (9)",
             "Command executed successfully: 3 rows",
             "Output: 42 files",
+            "The browser action has been executed. The console logs and screenshot have been \
+             captured for your analysis.\n\nConsole logs:\n[warn] Form submission blocked",
         ] {
             assert!(!says_nothing(said.as_bytes()), "{said:?}");
         }
