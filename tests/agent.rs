@@ -3109,3 +3109,70 @@ fn a_flip_back_to_a_failure_is_circling_whatever_the_build_counted() {
     assert_eq!(actions[3], Action::Warn, "{actions:?}");
     assert_eq!(g.verdict().kind, AgentLoopKind::WhackAMole);
 }
+
+/// A change made, undone and made again in a file (`slice(0, max)` to `slice(0, max - 1)`
+/// and back), with a test's expectation flipped between: the third time the same change is
+/// made either way warns, even when the suite passed between. Made and undone once is a trial.
+#[test]
+fn a_change_made_undone_and_made_again_warns() {
+    let edit = |file: &str, old: &str, new: &str| {
+        serde_json::json!({"filePath": format!("/home/maya/blog/src/{file}"), "oldString": old,
+            "newString": new})
+        .to_string()
+    };
+    let (max, max1) = (
+        "return text.slice(0, max) + '…';",
+        "return text.slice(0, max - 1) + '…';",
+    );
+    let (le80, le81) = ("toBeLessThanOrEqual(80)", "toBeLessThanOrEqual(81)");
+    let ok = "The following files were successfully edited.";
+    let jest = r#"{"command": "npx jest"}"#;
+    let red = "Tests:       1 failed, 46 passed, 47 total";
+    let green = "Tests:       47 passed, 47 total";
+    let mut g = guard();
+    let steps: [(&str, String, &str, Option<&str>); 7] = [
+        (
+            "replace_string_in_file",
+            edit("truncate.ts", max, max1),
+            ok,
+            None,
+        ),
+        ("run_in_terminal", jest.into(), red, Some("exit 1")),
+        (
+            "replace_string_in_file",
+            edit("PostCard.test.tsx", le80, le81),
+            ok,
+            None,
+        ),
+        (
+            "replace_string_in_file",
+            edit("truncate.ts", max1, max),
+            ok,
+            None,
+        ),
+        ("run_in_terminal", jest.into(), green, None),
+        (
+            "replace_string_in_file",
+            edit("PostCard.test.tsx", le81, le80),
+            ok,
+            None,
+        ),
+        (
+            "replace_string_in_file",
+            edit("truncate.ts", max, max1),
+            ok,
+            None,
+        ),
+    ];
+    let mut actions = Vec::new();
+    for (tool, args, out, err) in &steps {
+        actions.push(step(&mut g, tool, args, out, *err)[1]);
+    }
+    assert_eq!(actions[..6], [Action::Continue; 6], "{actions:?}");
+    assert_eq!(actions[6], Action::Warn, "{actions:?}");
+    let v = g.verdict();
+    assert_eq!(
+        (v.kind, v.reason),
+        (AgentLoopKind::WhackAMole, Reason::FixesMissed)
+    );
+}

@@ -443,16 +443,15 @@ fn eleventh_held_out_agent_sessions_warn_on_loops_only() {
 /// The twelfth set written blind (36 sessions: healthy debugging that reruns a failing build or
 /// test on purpose, SWE-bench-style sessions, agents with many tools), measured once after this
 /// round's rules (its third part before the rule on Cline's browser notes, which its one false
-/// alarm gave): no healthy session warned now, 10 of 15 loops. Known wrong, missed: test
-/// expectations flipped between two values, edits to a copy of a package Python does not
-/// import (the script prints the same number each time), research cycling through three
+/// alarm gave): no healthy session warned now, 10 of 15 loops; test expectations flipped
+/// between two values warn since a change made a third time either way is a flip. Known wrong,
+/// missed: edits to a copy of a package Python does not import (the script prints the same number each time), research cycling through three
 /// files, documentation searched in new words, and a job polled while it stays pending.
 #[test]
 fn twelfth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-12.jsonl",
         &[
-            "blind12/copilot-truncate-expectation-flipflop",
             "blind12/openhands-marshmallow-timedelta-wrong-copy",
             "blind12/sweagent-gson-nan-tojsontree-research-loop",
             "blind12/gemini-cli-vite-hmr-search-loop",

@@ -841,6 +841,7 @@ impl AgentGuard {
             }
             if err_fp.is_none() {
                 self.same_result(s, me, &mut found);
+                self.flipping(s, me, &mut found);
             }
         }
         // What this result taught matters only to a dead end of errors that blamed their

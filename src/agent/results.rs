@@ -2,6 +2,7 @@
 //! the arguments, or alternating), failure streaks, package installs that keep failing and the
 //! same result for other arguments.
 
+use super::edits::Edit;
 use super::{
     outcomes, AgentGuard, AgentLoopKind, AgentSettings, CallRec, FailureId, Finding, Reason,
     Thresholds,
@@ -10,6 +11,9 @@ use crate::Action;
 
 /// Package installs failing in a row that warn (see `failed_installs`).
 const FAILED_INSTALLS: usize = 3;
+
+/// Times one change is made or undone in a file before it warns (see `flipping`).
+const FLIPS: usize = 3;
 
 /// Bytes an acknowledgment holds at most (see `same_result`).
 const ACKNOWLEDGMENT_LEN: usize = 256;
@@ -349,6 +353,42 @@ impl AgentGuard {
         } else {
             Vec::new()
         }
+    }
+
+    /// A change made a third time in a file, made or undone (the same text replaced by the same
+    /// other, either way), other edits between: the agent switches a setting back and forth
+    /// (`slice(0, max)` to `slice(0, max - 1)` and back, a test's 80 and 81) instead of finding
+    /// why neither holds. A change made and undone once is a trial; a third time is going back
+    /// over ground covered. A warning, with the edits as evidence.
+    pub(super) fn flipping(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        let t = s.whack_a_mole;
+        let Some(Edit::Replace { path, delta, .. }) = self.calls[me].edit else {
+            return;
+        };
+        if t.is_off() || !s.results_are_progress || delta == 0 {
+            return;
+        }
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        let calls: Vec<usize> = (lo..=me)
+            .filter(|&i| {
+                let c = &self.calls[i];
+                c.answered
+                    && c.error.is_none()
+                    && matches!(c.edit, Some(Edit::Replace { path: p, delta: d, .. })
+                        if p == path && d == delta)
+            })
+            .collect();
+        if calls.len() < FLIPS {
+            return;
+        }
+        let t = Thresholds::new(FLIPS as u32, 0, 0);
+        found.extend(Finding::of_calls(
+            AgentLoopKind::WhackAMole,
+            Reason::FixesMissed,
+            t,
+            t.warn,
+            calls,
+        ));
     }
 
     /// Reads of a shell in a row, nothing else between (SWE-agent's `scroll_up`, `scroll_down`,
