@@ -3050,6 +3050,25 @@ fn paging_back_and_forth_over_the_same_windows_warns() {
     }
     assert_eq!(actions[..5], [Action::Continue; 5], "{actions:?}");
     assert_eq!(actions[5], Action::Warn, "{actions:?}");
+    // Two files opened and scrolled in turn, a round of eight reads: the same `open` a third
+    // time, other pages between, is paging too.
+    let mut g = guard();
+    let other = |above: u32| page(above).replace("pylinter", "query_builder");
+    let mut actions = Vec::new();
+    for _ in 0..3 {
+        for (cmd, out) in [
+            ("open pylint/lint/pylinter.py", page(0)),
+            ("scroll_down", page(28)),
+            ("scroll_down", page(56)),
+            ("scroll_down", page(84)),
+            ("open pylint/lint/query_builder.py", other(0)),
+            ("scroll_down", other(28)),
+        ] {
+            actions.push(step(&mut g, "bash", &bash(cmd), &out, None)[1]);
+        }
+    }
+    let first = actions.iter().position(|&a| a == Action::Warn);
+    assert_eq!(first, Some(12), "{actions:?}");
     // The same page shown a third time, but after a search and another file between.
     let mut g = guard();
     let found = "Found 2 matches for \"ignore_paths\" in pylinter.py:\nLine 622\nLine 795";

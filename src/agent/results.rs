@@ -391,9 +391,10 @@ impl AgentGuard {
         ));
     }
 
-    /// Reads of a shell in a row, nothing else between (SWE-agent's `scroll_up`, `scroll_down`,
-    /// `goto`), that show call `me`'s page for the third time: paging back and forth over the
-    /// same windows of a file, however the agent moves, learns nothing from them. A read that
+    /// Reads of a shell in a row within the error window, nothing else between (SWE-agent's
+    /// `scroll_up`, `scroll_down`, `goto`, `open`), that show call `me`'s page for the third
+    /// time: paging back and forth over the same windows of a file, or reopening two files in
+    /// turn, however the agent moves, learns nothing from them. A read that
     /// comes back to a page after other work (a search, an edit, another file) is a revisit,
     /// and ends the run. The calls that showed it, oldest first, when one of them was made
     /// another way; empty otherwise.
@@ -413,15 +414,18 @@ impl AgentGuard {
         if !s.results_are_progress || !reads(c) {
             return Vec::new();
         }
-        let lo = (me + 1).saturating_sub(s.near_window as usize);
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
         let mut calls: Vec<usize> = (lo..me)
             .rev()
             .take_while(|&i| reads(&self.calls[i]))
             .filter(|&i| self.calls[i].outcome == c.outcome)
             .collect();
         calls.reverse();
-        if calls.iter().all(|&i| self.calls[i].key == c.key) {
-            // The same call again: the rules on repeated calls judge it.
+        // The same call again and again, nothing between: the rules on repeated calls judge it.
+        let repeated = calls.iter().all(|&i| self.calls[i].key == c.key)
+            && calls.windows(2).all(|w| w[0] + 1 == w[1])
+            && calls.last().map_or(true, |&l| l + 1 == me);
+        if repeated {
             calls.clear();
         }
         calls
