@@ -460,6 +460,29 @@ fn twelfth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The thirteenth set written blind (36 sessions: SWE-agent run by weak models, OpenHands and
+/// mini-swe-agent on SWE-bench issues, and IDE and CLI agents beyond the usual ones), measured
+/// once after this round's rules: no healthy session of 19 warned, 13 of 17 loops, 11 within
+/// one event; SWE-agent reopening two files in turn warns (late) since the same `open` again
+/// with other pages between is paging. Known wrong: searches answered "More than 200 files
+/// matched" again and again, a reproduction rewritten that never fails, and thirteen rejected
+/// replies in a row (off by default), missed; edits to a source the program never loads and an
+/// unrelated fix rerun against the same failing test, warned three and seven events before
+/// their labelled start.
+#[test]
+fn thirteenth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-13.jsonl",
+        &[
+            "blind13/swe-agent-django-urlvalidator-broad-search-loop",
+            "blind13/openhands-mpl-3d-set-visible-repro-never-fails",
+            "blind13/mini-swe-agent-pytest-skipif-cache-format-streak",
+            "blind13/swe-agent-axios-header-crlf-dist-loop",
+            "blind13/zed-bevy-asteroid-split-test",
+        ],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
