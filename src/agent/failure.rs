@@ -95,8 +95,9 @@ fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> boo
 /// label of the command having run or of what follows (`Command executed.`, `Command
 /// completed.`, `Output:`: Cline, Cursor); a note that an action ran and that nothing was
 /// printed (Cline's browser: `The browser action has been executed. …`, `Console logs:`, `(No
-/// new logs)`, `The browser has been closed. …`); a note on the shell the next call will reuse ("On the next invocation of this
-/// tool, …": Cursor); or the state of the session (see [`harness_state_line`]).
+/// new logs)`, `The browser has been closed. …`); a note on the shell the next call will
+/// reuse ("On the next invocation of this tool, …": Cursor); or the state of the session (see
+/// [`harness_state_line`]).
 fn harness_line(line: &[u8]) -> bool {
     let t = trim_ascii(line);
     if harness_state_line(t) {
@@ -474,7 +475,7 @@ const TALLY_LINES: usize = 12;
 
 /// The counts of the verdicts of failure among the last [`TALLY_LINES`] lines a command
 /// printed (see [`tests_failed`]: `3 failed, 47 passed`, `Tests run: 12, Failures: 1`, `2
-/// errors generated`), hashed in order; durations (`in 0.09s`, `2s`) left out. 0: none. Fewer
+/// errors generated`), hashed from the last; durations (`in 0.09s`, `2s`) left out. 0: none. Fewer
 /// failures after an edit is progress even when the failure reads alike with its numbers
 /// folded; the same counts are the same verdict.
 pub(crate) fn tally(output: &[u8]) -> u32 {
@@ -496,8 +497,8 @@ pub(crate) fn tally(output: &[u8]) -> u32 {
                 i += 1;
             }
             let decimal = (start > 0 && line[start - 1] == b'.') || line.get(i) == Some(&b'.');
-            let timed = matches!(line.get(i), Some(b's' | b'm'))
-                && !line.get(i + 1).is_some_and(u8::is_ascii_alphabetic)
+            let timed = (matches!(line.get(i), Some(b's' | b'm'))
+                && !line.get(i + 1).is_some_and(u8::is_ascii_alphabetic))
                 || line[i..].starts_with(b"ms");
             if !decimal && !timed {
                 for &b in &line[start..i] {

@@ -411,10 +411,10 @@ pub(crate) fn failure_fingerprint(
     xxh3_64_with_seed(&[head.to_le_bytes(), tail.to_le_bytes()].concat(), fp)
 }
 
-/// The fingerprint of how an output ends (its last [`OUTPUT_ENDS`] bytes but for the source
-/// it quotes, read as an error is but for what it quotes, which names what failed: a
-/// traceback's exception and the module it missed, a test runner's failures and verdict):
-/// what a failure was, whatever its error message says (`Traceback (most recent call last):`
+/// The fingerprint of how an output ends: its last [`OUTPUT_ENDS`] bytes but for the source
+/// it quotes, folded as an error is but with quoted names kept, since they say what failed (a
+/// traceback's exception and the module it missed, a test runner's failures and verdict).
+/// What a failure was, whatever its error message says (`Traceback (most recent call last):`
 /// heads every Python failure).
 pub(crate) fn tail_fingerprint(output: &[u8], args: &ArgWords, scratch: &mut Vec<u8>) -> u64 {
     let mut end = [0u8; OUTPUT_ENDS];
