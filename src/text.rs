@@ -49,9 +49,10 @@ pub(crate) const LINE_HALT_DEFAULT: u32 = 8;
 
 /// Bound `n` of a ladder or a count (people write those out too, short ones) for a preset that
 /// halts lines written again at `line_halt` copies: one that waits longer for those than the
-/// default (lenient: 12) waits as much longer for ladders and counts; none waits less.
+/// default (lenient: 12) waits as much longer for ladders and counts, up to 255 copies'
+/// worth; none waits less.
 pub(crate) fn patient(n: u32, line_halt: u32) -> u32 {
-    n * line_halt.max(LINE_HALT_DEFAULT) / LINE_HALT_DEFAULT
+    n * line_halt.clamp(LINE_HALT_DEFAULT, u8::MAX as u32) / LINE_HALT_DEFAULT
 }
 /// New words among the last 64 at which a text says nothing new.
 const NOTHING_NEW: u32 = 1;
