@@ -100,6 +100,10 @@ fn at_most_outside_markup(output: &[u8], most: usize, counts: impl Fn(u8) -> boo
 /// [`harness_state_line`]).
 fn harness_line(line: &[u8]) -> bool {
     let t = trim_ascii(line);
+    // A harness's lines are short; a long line (a page's paragraph) is the command's.
+    if t.len() > HARNESS_LINE_MAX {
+        return false;
+    }
     if harness_state_line(t) {
         return true;
     }
@@ -238,6 +242,9 @@ pub(crate) fn denies(output: &[u8]) -> bool {
     }
     false
 }
+
+/// Bytes of the longest line a harness adds (see [`harness_line`]).
+const HARNESS_LINE_MAX: usize = 256;
 
 /// A word of denial or absence in `head` (see [`denies`]).
 fn says_no(head: &[u8]) -> bool {
