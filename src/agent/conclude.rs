@@ -50,6 +50,18 @@ impl Finding {
         }
     }
 
+    /// Fixes that miss over `calls` (window indexes, oldest first), from `warn` of them: a
+    /// warning at most, since the evidence is of edits that do not reach a cause, not of a call
+    /// repeated (see [`Reason::FixesMissed`]).
+    pub(super) fn fixes_missed(
+        kind: AgentLoopKind,
+        warn: u32,
+        calls: Vec<usize>,
+    ) -> Option<Finding> {
+        let t = Thresholds::new(warn, 0, 0);
+        Finding::of_calls(kind, Reason::FixesMissed, t, warn, calls)
+    }
+
     /// What a rule with thresholds `t` finds over `calls` (window indexes, oldest first):
     /// nothing below its first threshold, else the action their count earns. `over` is the
     /// count past which confidence grows.

@@ -5,7 +5,6 @@
 use super::edits::Edit;
 use super::{
     outcomes, AgentGuard, AgentLoopKind, AgentSettings, CallRec, FailureId, Finding, Reason,
-    Thresholds,
 };
 use crate::Action;
 
@@ -118,12 +117,8 @@ impl AgentGuard {
         let t = s.same_error;
         let across = self.failures_across_edits(s, me, tool, fp);
         if across.len() > calls.len() && s.results_are_progress {
-            // Evidence of fixes that miss, not of a call repeated: a warning at most.
-            let t = Thresholds::new(t.warn, 0, 0);
-            found.extend(Finding::of_calls(
+            found.extend(Finding::fixes_missed(
                 AgentLoopKind::SameError,
-                Reason::FixesMissed,
-                t,
                 t.warn,
                 across,
             ));
@@ -261,13 +256,10 @@ impl AgentGuard {
         };
         let t = s.whack_a_mole;
         if calls.len() < t.warn as usize && s.results_are_progress {
-            // Failures that come back in more than two ways: a warning at most.
+            // Failures that come back in more than two ways.
             let returning = self.returning(s, me);
-            let t = Thresholds::new(t.warn, 0, 0);
-            found.extend(Finding::of_calls(
+            found.extend(Finding::fixes_missed(
                 AgentLoopKind::WhackAMole,
-                Reason::FixesMissed,
-                t,
                 t.warn,
                 returning,
             ));
@@ -378,15 +370,9 @@ impl AgentGuard {
                         if p == path && d == delta)
             })
             .collect();
-        if calls.len() < FLIPS {
-            return;
-        }
-        let t = Thresholds::new(FLIPS as u32, 0, 0);
-        found.extend(Finding::of_calls(
+        found.extend(Finding::fixes_missed(
             AgentLoopKind::WhackAMole,
-            Reason::FixesMissed,
-            t,
-            t.warn,
+            FLIPS as u32,
             calls,
         ));
     }
