@@ -45,6 +45,7 @@ mod editor;
 mod edits;
 mod envelope;
 mod failure;
+mod harness;
 mod memory;
 mod messages;
 mod recovery;

@@ -6,7 +6,8 @@
 use xxhash_rust::xxh3::{xxh3_64_with_seed, Xxh3};
 
 use super::diagnostic::first_error;
-use super::failure::{harness_state_line, says_only_status};
+use super::failure::says_only_status;
+use super::harness::harness_state_line;
 
 /// Normalised bytes of an error kept for its fingerprint: the start says what went wrong.
 const ERROR_PREFIX: usize = 512;
