@@ -276,6 +276,17 @@ impl AgentGuard {
         }
     }
 
+    /// The answered calls of call `me`'s command (its line and directory) within the error
+    /// window that failed since it last succeeded, newest first.
+    fn command_failures(&self, s: &AgentSettings, me: usize) -> impl Iterator<Item = usize> + '_ {
+        let memo = self.calls[me].memo;
+        let lo = (me + 1).saturating_sub(s.error_window as usize);
+        (lo..=me)
+            .rev()
+            .filter(move |&i| self.calls[i].memo == memo && self.calls[i].answered)
+            .take_while(|&i| self.calls[i].error.is_some())
+    }
+
     /// The failures of call `me`'s command (its line and directory) within the error window
     /// and since it last succeeded, oldest first, when `me`'s failure is one the command gave
     /// before and left behind, and another did so before it: edits that bring back a failure
@@ -284,19 +295,7 @@ impl AgentGuard {
     /// again, a missing module, `Cannot use import statement` again). A failure as it failed
     /// just before is no return (see [`Self::failures_across_edits`]). Empty otherwise.
     fn returning(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
-        let lo = (me + 1).saturating_sub(s.error_window as usize);
-        let memo = self.calls[me].memo;
-        let mut calls = Vec::new();
-        for i in (lo..=me).rev() {
-            let c = &self.calls[i];
-            if c.memo != memo || !c.answered {
-                continue;
-            }
-            if c.error.is_none() {
-                break;
-            }
-            calls.push(i);
-        }
+        let mut calls: Vec<usize> = self.command_failures(s, me).collect();
         calls.reverse();
         let id = |i: usize| self.calls[i].failure_id();
         let returns = |k: usize| {
@@ -313,24 +312,15 @@ impl AgentGuard {
 
     /// The newest failures of call `me`'s command (its line and directory), since it last
     /// succeeded, within the error window and across writes, oldest first, as far back as they
-    /// fail in exactly two ways (what failed, see [`CallRec::failure_id`]): an edit that turns one failure into the other and back has
-    /// fixed nothing, as an edit that leaves one failure as it was has not (see
+    /// fail in exactly two ways (what failed, see [`CallRec::failure_id`]): an edit that turns
+    /// one failure into the other and back has fixed nothing, as an edit that leaves one failure as it was has not (see
     /// [`Self::errors_like`]). The failure the agent set out to fix, a third way before the
     /// two, ends them. Empty unless there are two ways.
     fn circling(&self, s: &AgentSettings, me: usize) -> Vec<usize> {
-        let memo = self.calls[me].memo;
-        let lo = (me + 1).saturating_sub(s.error_window as usize);
         let mut calls = Vec::new();
         let mut ways: [Option<FailureId>; 2] = [None; 2];
-        for i in (lo..=me).rev() {
-            let c = &self.calls[i];
-            if c.memo != memo || !c.answered {
-                continue;
-            }
-            if c.error.is_none() {
-                break;
-            }
-            let way = Some(c.failure_id());
+        for i in self.command_failures(s, me) {
+            let way = Some(self.calls[i].failure_id());
             match ways {
                 [None, _] => ways[0] = way,
                 [w, None] if w != way => ways[1] = way,
