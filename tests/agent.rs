@@ -3195,3 +3195,94 @@ fn a_change_made_undone_and_made_again_warns() {
         (AgentLoopKind::WhackAMole, Reason::FixesMissed)
     );
 }
+
+/// An agent that rewords its search again and again and gets back the snippets it has read,
+/// in another order, finds nothing new: the third such search since the last write warns, as
+/// the same result does. A narrower search showing a subset of a wider one, or searches each
+/// showing one line more, do not; nor do they after a write.
+#[test]
+fn searches_that_find_nothing_new_are_the_same_result() {
+    let snippets = [
+        "src/mail/mailer.service.ts\nL14-41\nexport class MailerService {\n  async send(opts) {",
+        "src/auth/auth.service.ts\nL56-71\n  async resetPassword(token: string) {",
+        "web/src/pages/ResetPasswordPage.tsx\nL1-20\nexport function ResetPasswordPage() {",
+    ];
+    let search = |g: &mut AgentGuard, query: &str, order: [usize; 3]| {
+        let out = order.map(|i| snippets[i]).join("\n\n");
+        let args = format!(r#"{{"query":"{query}"}}"#);
+        step(g, "codebase_search", &args, &out, None)[1]
+    };
+    let mut g = guard();
+    let got = [
+        search(&mut g, "password reset email", [0, 1, 2]),
+        search(&mut g, "send reset email function", [1, 0, 2]),
+        search(&mut g, "reset password mail", [2, 1, 0]),
+        search(&mut g, "where reset emails are sent", [0, 2, 1]),
+    ];
+    assert_eq!(
+        got,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Warn
+        ]
+    );
+    let v = g.verdict();
+    assert_eq!(
+        (v.kind, v.reason),
+        (AgentLoopKind::SameResult, Reason::NoProgress)
+    );
+    assert_eq!(v.count, 3);
+
+    // Searches through the shell, narrowed: each shows lines the one before did, but one of
+    // them a new line; then a write, after which the same searches are new observations.
+    let mut g = guard();
+    let hits = [
+        "src/a.py:3:def parse(x):",
+        "src/b.py:9:    parse(y)",
+        "src/c.py:1:import parse",
+    ];
+    let grep = |g: &mut AgentGuard, pattern: &str, lines: &[&str]| {
+        let args = format!(r#"{{"command":"grep -rn '{pattern}' src"}}"#);
+        step(g, "bash", &args, &lines.join("\n"), None)[1]
+    };
+    assert_eq!(grep(&mut g, "parse", &hits[..2]), Action::Continue);
+    assert_eq!(grep(&mut g, "parse(", &hits[..2]), Action::Continue);
+    assert_eq!(grep(&mut g, "def parse", &hits[..1]), Action::Continue);
+    assert_eq!(grep(&mut g, "import parse", &hits[2..]), Action::Continue);
+    assert_eq!(grep(&mut g, "parse\\b", &hits), Action::Continue);
+    assert_eq!(grep(&mut g, " parse(", &hits[1..2]), Action::Continue);
+    let write = r#"{"command":"sed -i 's/parse/parse_one/' src/a.py"}"#;
+    assert_eq!(step(&mut g, "bash", write, "", None), [Action::Continue; 2]);
+    assert_eq!(grep(&mut g, "parse", &hits), Action::Continue);
+    assert_eq!(grep(&mut g, "parse_one", &hits[1..]), Action::Continue);
+    assert_eq!(g.verdict().action, Action::Continue);
+
+    // SWE-agent's searches are the shell's: replayed, they find nothing new.
+    let mut g = guard();
+    let found = "Found 1 matches for \"withObject\" in /repo/JsonNode.java:\nLine 1310: \
+                 withObject(String)\nEnd of matches for \"withObject\" in /repo/JsonNode.java";
+    let missing = "No matches found for \"withArray\" in /repo/ObjectNode.java";
+    let mut last = Action::Continue;
+    for round in 0..2 {
+        for (cmd, out) in [
+            ("search_file withObject", found),
+            ("search_file withArray", missing),
+        ] {
+            let args = format!(r#"{{"command":"{cmd}"}}"#);
+            last = step(&mut g, "bash", &args, out, None)[1];
+            let open = format!(r#"{{"command":"open src/File{round}.java"}}"#);
+            step(
+                &mut g,
+                "bash",
+                &open,
+                &format!("[File: File{round}.java]\n1:package x;"),
+                None,
+            );
+        }
+    }
+    assert_eq!(last, Action::Continue);
+    let args = r#"{"command":"search_file withObject"}"#;
+    assert_eq!(step(&mut g, "bash", args, found, None)[1], Action::Warn);
+}

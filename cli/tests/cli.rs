@@ -365,34 +365,31 @@ fn seventh_held_out_agent_sessions_warn_on_loops_only() {
 
 /// The eighth set written blind (24 sessions; most of the healthy ones come back to the same
 /// file, command or page on purpose, to try the rule that a call answered the same is asked
-/// again in vain), measured as it came: no healthy session warned. Known wrong, missed:
-/// Cursor's codebase searches reworded for a function that has another name. Two loops missed
-/// as they came warn since: a build failing on a missing header through `| tail`, its exit
-/// status 0, under five commands (a build's first diagnostic is read as its failure), and Cline
-/// asking the user the same question reworded (`question_streak`, at the fifth question).
+/// again in vain), measured as it came: no healthy session warned, and Cursor's codebase
+/// searches reworded for a function that has another name missed. Three loops missed as they
+/// came warn since: a build failing on a missing header through `| tail`, its exit status 0,
+/// under five commands (a build's first diagnostic is read as its failure), Cline asking the
+/// user the same question reworded (`question_streak`, at the fifth question), and the
+/// reworded searches, once they show only snippets shown before (nine events late).
 #[test]
 fn eighth_held_out_agent_sessions_warn_on_loops_only() {
-    held_out_sessions_warn_on_loops(
-        "coding-agent-heldout-8.jsonl",
-        &["blind8/cursor-codebase-search-renamed-fn"],
-    );
+    held_out_sessions_warn_on_loops("coding-agent-heldout-8.jsonl", &[]);
 }
 
 /// The ninth set written blind (48 sessions in the shapes of fifteen agents; a quarter of them
 /// talk with their user through a question tool), measured as it came part by part (see
 /// `scripts/data/README.md`). Cline's browser closed after each edit and answered alike warned
-/// until its note that the browser closed was read as the harness's voice. Known wrong, missed:
-/// an aider session raising sleeps in a flaky test, codebase searches reworded for a rate
-/// limit, research that keeps fetching the same pages, and a crash-looping pod whose memory
-/// limit is raised again and again.
+/// until its note that the browser closed was read as the harness's voice. Codebase searches
+/// reworded for a rate limit and research whose searches keep showing the same lines warn
+/// since searches that show only lines shown before are the same result (two and ten events
+/// late). Known wrong, missed: an aider session raising sleeps in a flaky test and a
+/// crash-looping pod whose memory limit is raised again and again.
 #[test]
 fn ninth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-9.jsonl",
         &[
             "blind9/aider-flaky-broadcast-sleeps",
-            "blind9/cursor-codebase-search-ratelimit",
-            "blind9/copilot-jest-alias-research-loop",
             "blind9/roo-code-k8s-crashloop-probes",
         ],
     );

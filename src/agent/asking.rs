@@ -45,6 +45,19 @@ pub(crate) fn asks_user(tool: &str) -> bool {
             .map_or(0, |&(_, bits)| bits)
     };
     let (mut seen, mut words) = (0u8, 0);
+    name_words(tool, |w| {
+        seen |= kind(w);
+        words += 1;
+    });
+    (words == 1 && seen == TO_WHOM | PERSON | HUMAN)
+        || (seen & ASK != 0 && seen & TO_WHOM != 0)
+        || (seen & PERSON != 0 && seen & INPUT != 0)
+}
+
+/// The words of a tool's name, to `f`: runs of letters, split where a capital follows a small
+/// letter (`AskUserQuestion`: `Ask`, `User`, `Question`; `mcp__chat__ask_user`: `mcp`, `chat`,
+/// `ask`, `user`).
+pub(crate) fn name_words(tool: &str, mut f: impl FnMut(&str)) {
     let mut start = None;
     let bytes = tool.as_bytes();
     for i in 0..=bytes.len() {
@@ -55,17 +68,13 @@ pub(crate) fn asks_user(tool: &str) -> bool {
             || (b.is_ascii_uppercase() && i > 0 && bytes[i - 1].is_ascii_lowercase());
         if ends {
             if let Some(from) = start.take() {
-                seen |= kind(&tool[from..i]);
-                words += 1;
+                f(&tool[from..i]);
             }
         }
         if b.is_ascii_alphabetic() && start.is_none() {
             start = Some(i);
         }
     }
-    (words == 1 && seen == TO_WHOM | PERSON | HUMAN)
-        || (seen & ASK != 0 && seen & TO_WHOM != 0)
-        || (seen & PERSON != 0 && seen & INPUT != 0)
 }
 
 impl AgentGuard {

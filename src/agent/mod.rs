@@ -52,6 +52,7 @@ mod recovery;
 mod results;
 mod settings;
 mod shell;
+mod shown;
 mod text;
 mod topic;
 mod verdict;
@@ -72,6 +73,7 @@ use self::failure::reported_failure;
 use self::memory::LoopMemory;
 pub use self::memory::{MemoryError, MAX_MEMORY, MAX_MEMORY_BYTES};
 use self::shell::ShellEffect;
+use self::shown::Shown;
 use self::text::{failure_fingerprint, result_fingerprints, ArgWords, Learnt};
 use self::topic::WordSet;
 pub use self::verdict::{AgentLoopKind, AgentStats, AgentVerdict, Reason, Recommendation};
@@ -169,6 +171,11 @@ struct CallRec {
     shell: bool,
     /// It is a search (see `ShellEffect::searches`): an empty result is "nothing found".
     search: bool,
+    /// A search, by its program or its tool's name, that succeeded: whether every line it
+    /// showed had been shown before (see [`shown`]); `None` for any other call.
+    shown: Option<bool>,
+    /// It searches, by its program or its tool's name (see [`shown::searches_by_name`]).
+    finds: bool,
     /// It installs packages (see `ShellEffect::installs`).
     install: bool,
     /// It checks the project (see `ShellEffect::checks`).
@@ -257,6 +264,8 @@ pub struct AgentGuard {
     scratch: Vec<u8>,
     /// The words of the latest result, when it succeeded and was new (see `Learnt`).
     learnt: Learnt,
+    /// The lines searches have shown (see [`shown`]).
+    shown: Shown,
     /// The handles the latest answers gave out (`terminal ID 8`, `pid 4242`), by
     /// [`args::handle_hash`], newest last: passed back in arguments, they are folded.
     handles: [u64; HANDLES],
@@ -317,6 +326,7 @@ impl AgentGuard {
             stats: AgentStats::default(),
             scratch: Vec::new(),
             learnt: Learnt::default(),
+            shown: Shown::default(),
             handles: [0; HANDLES],
             handles_len: 0,
             memory: LoopMemory::default(),
@@ -398,6 +408,7 @@ impl AgentGuard {
         self.cwd.clear();
         self.cd = None;
         self.learnt.clear();
+        self.shown.clear();
         self.handles_len = 0;
         self.rejections = 0;
         self.waiting = 0;
@@ -662,6 +673,8 @@ impl AgentGuard {
             memo,
             shell: shell_tool,
             search: effect.searches,
+            shown: None,
+            finds: effect.searches || (!shell_tool && shown::searches_by_name(tool)),
             install: effect.installs,
             check: effect.checks,
             launched: false,
@@ -809,6 +822,9 @@ impl AgentGuard {
         if wrote {
             self.failure_epoch = step;
         }
+        if s.results_are_progress && self.calls[me].finds && err_fp.is_none() && !nothing_found {
+            self.calls[me].shown = self.shown.show(output.unwrap_or_default());
+        }
         if s.results_are_progress {
             let mut handed = false;
             text::handles_in(output.unwrap_or_default(), |h| {
@@ -842,6 +858,7 @@ impl AgentGuard {
             }
             if err_fp.is_none() {
                 self.same_result(s, me, &mut found);
+                self.nothing_new(s, me, &mut found);
                 self.flipping(s, me, &mut found);
             }
         }

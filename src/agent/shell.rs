@@ -516,6 +516,10 @@ fn is_search_program(name: &str) -> bool {
             | "locate"
             | "which"
             | "whereis"
+            // SWE-agent's commands.
+            | "search_dir"
+            | "search_file"
+            | "find_file"
     )
 }
 

@@ -1,0 +1,222 @@
+//! Searches that find nothing new: a search whose every line earlier searches have already
+//! shown taught the agent nothing, whatever words it searched for.
+//!
+//! An agent hunting for something that is not where it looks rewords its search again and
+//! again (`codebase_search` for "password reset email", then "function that sends the reset
+//! email", …) and gets back the snippets it has read already, in another order; or it replays
+//! searches it made before, a file's `search_file` and the tree's `search_dir` in turn. Each
+//! answer differs from the one before, so the rules on results alike never see it. Its lines
+//! do: a search that shows only lines shown before found nothing new, and three such searches
+//! since the last write, none between them finding a new line, are the same result
+//! (`same_result`, a warning at most: the evidence is what the agent saw, not a call repeated).
+//!
+//! People narrow a search too, and a narrower search shows a subset of what the wider one did;
+//! so one or two searches that find nothing new are nothing, and any search that shows a new
+//! line ends the run.
+//!
+//! Memory: the lines' hashes in two bit filters taken in turn (a generation holds the lines of
+//! [`TURN`] or fewer, and a line is known while either generation holds it), so what is
+//! remembered is the last few hundred lines searches showed, in 4 KiB whatever the session's
+//! length. A filter can take a new line for one it holds: with a generation's 16,384 bits and
+//! two bits a line, about one line in 140 — a search of one new line then finds "nothing new"
+//! once, which a run of three absorbs.
+
+use super::harness::{harness_line, markup_line};
+use super::text::trim_ascii;
+use super::{AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Bits of one generation.
+const BITS: usize = 1 << 14;
+/// Lines a generation takes before the older one is forgotten.
+const TURN: u32 = 512;
+/// Lines of one output read (a search that lists more says something new at its end, or is
+/// too broad to be read in a loop).
+const MAX_LINES: usize = 256;
+/// Lines shorter than this (`--`, `}`) are layout, shown by any search.
+const MIN_LINE: usize = 4;
+
+/// The lines searches have shown (see the module's documentation).
+#[derive(Clone)]
+pub(crate) struct Shown {
+    now: Box<[u64; BITS / 64]>,
+    before: Box<[u64; BITS / 64]>,
+    taken: u32,
+}
+
+impl Default for Shown {
+    fn default() -> Shown {
+        Shown {
+            now: Box::new([0; BITS / 64]),
+            before: Box::new([0; BITS / 64]),
+            taken: 0,
+        }
+    }
+}
+
+/// The two bits of a line's hash.
+fn bits(h: u64) -> [usize; 2] {
+    [(h as usize) % BITS, ((h >> 32) as usize) % BITS]
+}
+
+fn holds(filter: &[u64; BITS / 64], h: u64) -> bool {
+    bits(h)
+        .iter()
+        .all(|&b| filter[b / 64] & (1 << (b % 64)) != 0)
+}
+
+impl Shown {
+    /// Reads the lines of a search's `output` and remembers them: `Some(true)` when every one
+    /// was shown before, `Some(false)` when one was not, `None` when it has none (markup, the
+    /// harness's own lines and lines under [`MIN_LINE`] bytes are not the search's).
+    pub(crate) fn show(&mut self, output: &[u8]) -> Option<bool> {
+        let mut lines = 0;
+        let mut all_known = true;
+        for line in output.split(|&b| b == b'\n').take(MAX_LINES) {
+            let t = trim_ascii(line);
+            if t.len() < MIN_LINE || harness_line(t) || markup_line(t) {
+                continue;
+            }
+            let h = xxh3_64(t);
+            lines += 1;
+            if holds(&self.now, h) || holds(&self.before, h) {
+                continue;
+            }
+            all_known = false;
+            if self.taken == TURN {
+                std::mem::swap(&mut self.now, &mut self.before);
+                self.now.fill(0);
+                self.taken = 0;
+            }
+            for b in bits(h) {
+                self.now[b / 64] |= 1 << (b % 64);
+            }
+            self.taken += 1;
+        }
+        (lines > 0).then_some(all_known)
+    }
+
+    /// Forgets every line.
+    pub(crate) fn clear(&mut self) {
+        self.now.fill(0);
+        self.before.fill(0);
+        self.taken = 0;
+    }
+}
+
+/// The tool searches, by the words of its name (see [`name_words`](super::asking::name_words)):
+/// `search`, `grep`, `glob` or `find` among them (`codebase_search`, `grep_search`,
+/// `search_files`, `Grep`, `Glob`, `find_by_name`, `mcp__github__search_code`). A shell's
+/// searches are told by the program it runs (see `ShellEffect::searches`).
+pub(crate) fn searches_by_name(tool: &str) -> bool {
+    let mut searches = false;
+    super::asking::name_words(tool, |w| {
+        searches |= ["search", "grep", "glob", "find"]
+            .iter()
+            .any(|k| k.eq_ignore_ascii_case(w));
+    });
+    searches
+}
+
+impl AgentGuard {
+    /// Call `me`, a search, showed only lines shown before: with the searches before it since
+    /// the last write that did the same, none between showing a new line, from the count
+    /// `same_result` warns at, it is the same result.
+    pub(super) fn nothing_new(&self, s: &AgentSettings, me: usize, found: &mut Vec<Finding>) {
+        if s.same_result.is_off() || !s.results_are_progress || self.calls[me].shown != Some(true) {
+            return;
+        }
+        let mut calls = Vec::new();
+        for i in (0..=me).rev() {
+            let c = &self.calls[i];
+            if c.wrote || c.shown == Some(false) {
+                break;
+            }
+            if c.shown == Some(true) {
+                calls.push(i);
+            }
+        }
+        calls.reverse();
+        let warn = s.same_result.warn;
+        found.extend(Finding::of_calls(
+            AgentLoopKind::SameResult,
+            Reason::NoProgress,
+            Thresholds::new(warn, 0, 0),
+            warn,
+            calls,
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_shown_again_are_known() {
+        let mut shown = Shown::default();
+        assert_eq!(
+            shown.show(b"src/a.rs:3: fn main()\nsrc/b.rs:9: fn other()\n"),
+            Some(false)
+        );
+        // A subset, in another order, with markup around it.
+        assert_eq!(
+            shown.show(b"<output>\n  src/b.rs:9: fn other()\nsrc/a.rs:3: fn main()\n</output>"),
+            Some(true)
+        );
+        assert_eq!(
+            shown.show(b"src/a.rs:3: fn main()\nsrc/c.rs:1: new\n"),
+            Some(false)
+        );
+        // Nothing but layout: no lines of its own.
+        assert_eq!(shown.show(b"--\n}\n\n"), None);
+        shown.clear();
+        assert_eq!(shown.show(b"src/a.rs:3: fn main()"), Some(false));
+    }
+
+    #[test]
+    fn memory_is_two_generations() {
+        let mut shown = Shown::default();
+        assert_eq!(shown.show(b"the first line"), Some(false));
+        // Two generations' worth of new lines push it out.
+        for g in 0..2 * TURN {
+            assert_eq!(
+                shown.show(format!("line number {g}").as_bytes()),
+                Some(false)
+            );
+        }
+        assert_eq!(shown.show(b"the first line"), Some(false));
+        // One generation's worth does not.
+        for g in 0..TURN / 2 {
+            shown.show(format!("another line {g}").as_bytes());
+        }
+        assert_eq!(shown.show(b"the first line"), Some(true));
+    }
+
+    #[test]
+    fn search_tools_by_name() {
+        for t in [
+            "codebase_search",
+            "grep_search",
+            "search_files",
+            "Grep",
+            "Glob",
+            "find_by_name",
+            "mcp__github__search_code",
+            "google_web_search",
+            "FileSearch",
+        ] {
+            assert!(searches_by_name(t), "{t}");
+        }
+        for t in [
+            "read_file",
+            "Bash",
+            "research_notes",
+            "finder_open",
+            "list_dir",
+            "grepper",
+        ] {
+            assert!(!searches_by_name(t), "{t}");
+        }
+    }
+}
