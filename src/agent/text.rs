@@ -322,6 +322,37 @@ fn shell_counter(before: &[u8], prev: &[u8]) -> bool {
     shell(prev) || (prev == b"line" && shell(before))
 }
 
+/// A duration in two or more parts, as `kubectl`, `gh` and Go print an age or an elapsed
+/// time: numbers each with a unit of days, hours, minutes, seconds or milliseconds (`3m22s`,
+/// `2d18h`, `1h2m3.5s`, `1m30.25s`). One part alone with `m` or `d` (`15m`) can be a quantity
+/// (Kubernetes' millicores), and is left.
+fn is_compound_duration(w: &[u8]) -> bool {
+    let mut parts = 0;
+    let mut rest = w;
+    while !rest.is_empty() {
+        let digits = rest
+            .iter()
+            .take_while(|b| b.is_ascii_digit() || **b == b'.')
+            .count();
+        let unit = rest[digits..]
+            .iter()
+            .take_while(|b| b.is_ascii_lowercase())
+            .count();
+        if digits == 0
+            || !rest[0].is_ascii_digit()
+            || !matches!(
+                &rest[digits..digits + unit],
+                b"d" | b"h" | b"m" | b"s" | b"ms"
+            )
+        {
+            return false;
+        }
+        parts += 1;
+        rest = &rest[digits + unit..];
+    }
+    parts >= 2
+}
+
 /// A word that changes between runs of the same command whatever the agent does.
 fn is_volatile(w: &[u8]) -> bool {
     if w.len() < 2 {
@@ -333,6 +364,9 @@ fn is_volatile(w: &[u8]) -> bool {
         .take_while(|b| b.is_ascii_digit() || **b == b'.')
         .count();
     if digits > 0 && digits < w.len() && w[0].is_ascii_digit() && is_time_unit(&w[digits..]) {
+        return true;
+    }
+    if is_compound_duration(w) {
         return true;
     }
     // A memory address.
@@ -804,12 +838,26 @@ mod tests {
         assert_ne!(fp("line 40: x"), fp("line 41: x"));
         assert_ne!(fp("a.sh: line 40: x"), fp("a.sh: line 41: x"));
         assert_ne!(fp("FAILED test_a"), fp("FAILED test_b"));
+        // A quantity in one part (millicores) and words that only look like units stay.
+        assert_ne!(fp("cpu 15m"), fp("cpu 250m"));
+        assert_ne!(fp("step 2d3x"), fp("step 4d5x"));
+        assert_ne!(fp("rows 2m3"), fp("rows 4m5"));
         let long = "x ".repeat(5000);
         assert_eq!(fp(&long), fp(&long.replace(' ', "\n\n")));
         for (a, b) in [
             ("Ran 3 tests in 0.012s\nOK", "Ran 3 tests in 1.250s\nOK"),
             ("1 failed in 2.31 seconds", "1 failed in 0.4 seconds"),
             ("done (took 120ms)", "done (took 98ms)"),
+            // Ages and elapsed times in parts (`kubectl get`, `gh run list`).
+            (
+                "reindex-7xk2q   0/1   Pending   0   3m22s",
+                "reindex-7xk2q   0/1   Pending   0   1h2m",
+            ),
+            (
+                "api-6d9f   1/1   Running   0   2d18h",
+                "api-6d9f   1/1   Running   0   2d19h",
+            ),
+            ("v2.8.0  Deploy  26m40s", "v2.8.0  Deploy  1m30.5s"),
             ("<Foo object at 0x7f3a2b1c>", "<Foo object at 0x7f00aa11>"),
             ("started pid 4242", "started pid 17"),
             ("worker pid=4242 up", "worker pid=99 up"),
