@@ -480,6 +480,30 @@ fn thirteenth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The fourteenth set written blind (36 sessions: agents that search a lot, in nine agents'
+/// search tools, healthy and stuck; everyday work in twelve agents' shapes; long SWE-bench-like
+/// runs by open models), measured once as it came: no healthy session of 22 warned (none of
+/// the eight that search heavily), 10 of 14 loops warned, 5 within one event. Known wrong,
+/// missed: codebase and grep searches taken in turn that each show a line or two not shown
+/// before, a pandas build failing a new way after each install, SWE-agent's edits refused by
+/// the linter for a new indentation error each time, and editor views of the same few ranges
+/// with greps between; warned two events before the labelled start: a rounding test failing
+/// alike after edits to the wrong file, and a tsconfig setting flipped among four values.
+#[test]
+fn fourteenth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-14.jsonl",
+        &[
+            "blind14/cursor-stuck-alternating-search-tools",
+            "blind14/openhands-pandas-rebuild-install-loop",
+            "blind14/swe-agent-django-fast-delete-pk-indent",
+            "blind14/openhands-jackson-ignoreunknown-creator-scroll",
+            "blind14/copilot-invoice-rounding-wrong-file",
+            "blind14/augment-node-fetch3-esm-toggle",
+        ],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
