@@ -22,7 +22,7 @@
 //! once, which a run of three absorbs.
 
 use super::harness::{harness_line, markup_line};
-use super::text::trim_ascii;
+use super::text::{result_fingerprints, trim_ascii};
 use super::{AgentGuard, AgentLoopKind, AgentSettings, Finding, Reason, Thresholds};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -77,7 +77,12 @@ impl Shown {
             if t.len() < MIN_LINE || harness_line(t) || markup_line(t) {
                 continue;
             }
-            let h = xxh3_64(t);
+            // A line's chatter (`Wall time: 0.4 seconds`, a timestamp) says nothing new.
+            let h = if t.iter().any(u8::is_ascii_digit) {
+                result_fingerprints(t).0
+            } else {
+                xxh3_64(t)
+            };
             lines += 1;
             if holds(&self.now, h) || holds(&self.before, h) {
                 continue;
@@ -170,6 +175,15 @@ mod tests {
         );
         // Nothing but layout: no lines of its own.
         assert_eq!(shown.show(b"--\n}\n\n"), None);
+        // Chatter on a line is folded as in results: the same hits, timed again.
+        assert_eq!(
+            shown.show(b"Exit code: 0\nWall time: 0.4 seconds\nsrc/b.rs:9: fn other()"),
+            Some(false)
+        );
+        assert_eq!(
+            shown.show(b"Exit code: 0\nWall time: 1.3 seconds\nsrc/a.rs:3: fn main()"),
+            Some(true)
+        );
         shown.clear();
         assert_eq!(shown.show(b"src/a.rs:3: fn main()"), Some(false));
     }
