@@ -78,6 +78,10 @@ Where the text comes from (a tree that is missing is skipped):
                         measured as it came. agda (Agda's standard library), yorick
                         (Yorick's .i library), icon (the Icon program library), scilab
                         (Scilab's .sci macros), pgext (PostgreSQL's extension scripts)
+  twelfth               only with --langs twelfth: gathered a session after the eleventh,
+                        measured as it came. crystal (Crystal's standard library, .cr),
+                        singular (Singular's .lib library), spad (FriCAS's algebra, .spad),
+                        yacas (Yacas's .ys scripts)
   --tests               only test files, in whatever languages are asked: a path through a
                         `test`, `tests`, `testing`, `spec` or `__tests__` folder, or a name
                         `test_*.py`, `*_test.py`, `*_test.go`, `*.test.js`, `*.spec.ts` and
@@ -190,9 +194,13 @@ MORE_LANGS += TENTH
 # scripts.
 ELEVENTH = ["agda", "yorick", "icon", "scilab", "pgext"]
 MORE_LANGS += ELEVENTH
+# A twelfth, gathered a session after the eleventh and measured as it came: Crystal's standard
+# library, Singular's, FriCAS's algebra and Yacas's scripts.
+TWELFTH = ["crystal", "singular", "spad", "yacas"]
+MORE_LANGS += TWELFTH
 GROUPS = {"unseen": UNSEEN, "fresh": FRESH, "fourth": FOURTH, "fifth": FIFTH, "sixth": SIXTH,
           "seventh": SEVENTH, "eighth": EIGHTH, "ninth": NINTH, "tenth": TENTH,
-          "eleventh": ELEVENTH}
+          "eleventh": ELEVENTH, "twelfth": TWELFTH}
 
 EXT = {
     ".rs": "rust", ".py": "python", ".go": "go",
@@ -407,6 +415,11 @@ def trees(npm_dir):
         ("icon", "/usr/lib/icon-ipl", {"icon"}),
         ("scilab", "/usr/share/scilab/modules", {"scilab"}),
         ("pgext", "/usr/share/postgresql/15/extension", {"pgext"}),
+        # The twelfth set.
+        ("crystal", "/usr/lib/crystal/lib", {"crystal"}),
+        ("singular", "/usr/share/singular/LIB", {"singular"}),
+        ("spad", "/usr/share/fricas/src/algebra", {"spad"}),
+        ("yacas", "/usr/share/yacas/scripts", {"yacas"}),
     ):
         out.append(Tree(label, d, langs, dirname))
     go = os.path.realpath("/usr/lib/go-1.19/src")
@@ -450,7 +463,9 @@ def lang_of(tree, path, name):
              "gambit": (".scm",),
              # The eleventh set's.
              "agda": (".agda",), "yorick": (".i",), "icon": (".icn",), "scilab": (".sci",),
-             "pgext": (".sql",)}
+             "pgext": (".sql",),
+             # The twelfth set's.
+             "crystal": (".cr",), "singular": (".lib",), "spad": (".spad",), "yacas": (".ys",)}
     if tree.label in ninth:
         tenth = {"swipl": "prolog", "gprolog": "prolog"}
         label = tenth.get(tree.label, tree.label)

