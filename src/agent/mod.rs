@@ -438,6 +438,7 @@ impl AgentGuard {
             + self.chant.memory_usage()
             + self.memory.len() * std::mem::size_of::<(u8, u64, u32)>()
             + self.files.heap_usage()
+            + self.shown.heap_usage()
     }
 
     /// The loops this guard reported (and those it was given), as at most

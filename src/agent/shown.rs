@@ -101,6 +101,11 @@ impl Shown {
         (lines > 0).then_some(all_known)
     }
 
+    /// Bytes held on the heap: the two generations.
+    pub(crate) fn heap_usage(&self) -> usize {
+        2 * BITS / 8
+    }
+
     /// Forgets every line.
     pub(crate) fn clear(&mut self) {
         self.now.fill(0);
