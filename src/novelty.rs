@@ -59,8 +59,19 @@ pub(crate) struct Novelty {
     words_read: u16,
     /// Names that others grew from: the latest name of each chain, and how often it grew.
     heads: [Head; HEADS],
+    /// The line being read is a heading (see [`titling`](Self::titling)).
+    titling: bool,
+    /// Words still to read in a section whose heading named something new.
+    section: u8,
+    /// The words with letters of the heading being read, hashed to a byte (0: none yet), and
+    /// of the two headings before it.
+    heading: u8,
+    headings: [u8; 2],
 }
 
+/// Words after a heading that named something new during which the section it heads is news:
+/// one window of the rate.
+const SECTION_WORDS: u8 = 255;
 /// Chains of growing names followed at once.
 const HEADS: usize = 2;
 /// Names shorter than this do not start or extend a chain (`i`, `x1`, `tmp`).
@@ -152,6 +163,10 @@ impl Novelty {
             suffix: [0; HEADS],
             words_read: 0,
             heads: [Head::default(); HEADS],
+            titling: false,
+            section: 0,
+            heading: 0,
+            headings: [0; 2],
         }
     }
 
@@ -167,6 +182,34 @@ impl Novelty {
             return NOVELTY_WINDOW;
         }
         self.window.count_ones()
+    }
+
+    /// Whether the words read next are a heading's: a new one among them makes the section it
+    /// heads news (see [`in_new_section`](Self::in_new_section)).
+    #[inline]
+    pub fn titling(&mut self, heading: bool) {
+        if heading && !self.titling {
+            // A heading ends the section before it.
+            self.section = 0;
+            self.heading = 0;
+        } else if !heading && self.titling {
+            // A heading unlike the two before it names something new, though its name was
+            // read as seen (the filter takes about one new word in eight for an old one).
+            if self.heading != 0 && !self.headings.contains(&self.heading) {
+                self.section = SECTION_WORDS;
+            }
+            self.headings = [self.heading, self.headings[0]];
+        }
+        self.titling = heading;
+    }
+
+    /// Within [`SECTION_WORDS`] of a heading that named something new: reference
+    /// documentation describes each item of a family in the same words (`### \`\\texdimenmmup\``,
+    /// then `### \`\\texdimenpcup\``, each "Produces a decimal … larger than the original
+    /// one"), and the section's new name is what it says, however few its new words.
+    #[inline]
+    pub fn in_new_section(&self) -> bool {
+        self.section > 0
     }
 
     /// Words read so far (wrapping at 2^16), to measure a stretch of text in words.
@@ -236,6 +279,14 @@ impl Novelty {
             self.word_hash.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
         let new = self.is_new(h);
+        if self.titling && self.word_class & LETTER != 0 {
+            self.heading = (self.heading.rotate_left(3) ^ (h >> 56) as u8).max(1);
+        }
+        self.section = if new && self.titling {
+            SECTION_WORDS
+        } else {
+            self.section.saturating_sub(u8::from(!self.titling))
+        };
         self.grow(new);
         self.word_hash = 0;
         self.word_open = false;

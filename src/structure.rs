@@ -402,6 +402,15 @@ impl Structure {
         self.code_run > 0 || self.after_structured || self.structured()
     }
 
+    /// The line being read is a markdown heading (`## Name`, `### \`fn(x)\``): `#` marks and a
+    /// space at the margin, out of code (where `# ` begins a comment).
+    pub fn titles(&self) -> bool {
+        let lead = &self.lead[..self.lead_len as usize];
+        self.indent == 0
+            && !self.in_code()
+            && matches!(lead, [b'#', b' ', ..] | [b'#', b'#', b' ' | b'#', ..])
+    }
+
     /// Indentation of the line being read, in columns.
     pub fn indent(&self) -> u32 {
         self.indent as u32

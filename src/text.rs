@@ -574,7 +574,10 @@ impl TextState {
     #[inline]
     pub fn news(&self) -> (bool, bool) {
         let new = self.novelty.new_words();
-        (new <= NOTHING_NEW, new <= LITTLE_NEW)
+        (
+            new <= NOTHING_NEW && !self.novelty.in_new_section(),
+            new <= LITTLE_NEW,
+        )
     }
 
     /// The recent text names new things densely: at least [`TABLE_NEW`] of its last 64

@@ -2442,3 +2442,65 @@ fn a_lenient_preset_waits_longer_for_ladders() {
         );
     }
 }
+
+/// Reference documentation describes each member of a family in the same words, under a
+/// heading that names it (a conversion to each unit, rounded down and up): the section's new
+/// name is what it says, so the text is not "saying nothing new" however alike the sections.
+/// The same sections under headings that name nothing new (a step number) still halt.
+#[test]
+fn sections_headed_by_a_new_name_say_something_new() {
+    let units = [
+        ("inch", "in"),
+        ("foot", "ft"),
+        ("yard", "yd"),
+        ("mile", "mi"),
+        ("point", "pt"),
+        ("pica", "pc"),
+        ("cicero", "cc"),
+        ("didot", "dd"),
+        ("furlong", "fur"),
+        ("chain", "ch"),
+        ("link", "li"),
+        ("rod", "rd"),
+        ("hand", "hh"),
+        ("span", "sp"),
+        ("cubit", "cu"),
+    ];
+    let section = |heading: &str, code: &str, way: &str| {
+        format!(
+            "### `{heading}(<length>)`\n\n> Produces a decimal (with up to five decimal places) \
+             `D` such that `D{code}`\n> represents the length exactly if possible. If not \
+             possible it\n> will be the {way} representable length, and the error is at most \
+             one unit\n> in the last place of the result.\n>\n> If the input is the largest \
+             length, then `D{code}` virtually represents\n> the largest length plus one unit \
+             and will trigger on use \"Length too large\".\n\n"
+        )
+    };
+    let mut doc = String::from("# Conversions\n\nEach macro takes a length expression.\n\n");
+    for (unit, code) in units {
+        for (suffix, way) in [
+            ("", "closest"),
+            ("down", "largest smaller"),
+            ("up", "smallest larger"),
+        ] {
+            doc += &section(&format!("lengthto{unit}{suffix}"), code, way);
+        }
+    }
+    for s in presets() {
+        assert_eq!(halts(&s, &doc), [None, None], "{s:?}");
+    }
+    // Sections alike under headings that name nothing new (a step number).
+    let mut steps = String::from("# Conversions\n\n");
+    for i in 0..units.len() {
+        for way in ["closest", "largest smaller", "smallest larger"] {
+            steps += &section(&format!("Step {i}"), "in", way);
+        }
+    }
+    // As text, within the third section (with these short tokens near loops halt late).
+    for s in presets() {
+        let [_, text] = halts(&s, &steps);
+        let (line, v) = text.unwrap_or_else(|| panic!("{s:?}: no halt"));
+        assert!(line <= 40, "halted at line {line}: {v:?}");
+        assert_eq!(v.kind, LoopKind::NearLoop);
+    }
+}

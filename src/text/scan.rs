@@ -273,6 +273,7 @@ impl TextState {
                     self.line_skeleton = Some(skeleton(&self.line, self.structure.indent()));
                 }
                 self.structure.block(&self.line);
+                self.novelty.titling(self.structure.titles());
                 self.novelty.read(&self.line, false);
                 self.counting.read(&self.line);
                 halted |= keep(&mut found.counter, self.counter_finding());
@@ -461,12 +462,15 @@ impl TextState {
         journal: Option<&mut Journal>,
     ) -> (Finding, bool, LineKind, Finding) {
         let indent = self.structure.indent();
+        let titles = self.structure.titles();
         let (kind, structured) = self
             .structure
             .end_line(&self.line[..self.line_len as usize], ends);
+        self.novelty.titling(titles);
         self.novelty
             .read(&self.line[..self.line_len as usize], true);
         self.novelty.end_word();
+        self.novelty.titling(false);
         self.counting.read(&self.line[..self.line_len as usize]);
         self.counting.read(b"\n");
         debug_assert_eq!(self.counting.pos(), next, "every byte is counted once");
