@@ -69,9 +69,11 @@ pub(crate) struct Novelty {
     headings: [u8; 2],
 }
 
-/// Words after a heading that named something new during which the section it heads is news:
-/// one window of the rate.
-const SECTION_WORDS: u8 = 255;
+/// Words after a heading that named something new during which the section it heads is news
+/// (the next heading ends it sooner): two windows of the rate, about the length of a reference
+/// entry, and no longer, so that a model that degenerates under a heading of its own is only
+/// that much later halted as a near loop.
+const SECTION_WORDS: u8 = 2 * NOVELTY_WINDOW as u8;
 /// Chains of growing names followed at once.
 const HEADS: usize = 2;
 /// Names shorter than this do not start or extend a chain (`i`, `x1`, `tmp`).
