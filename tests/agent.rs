@@ -3259,6 +3259,54 @@ fn searches_that_find_nothing_new_are_the_same_result() {
     assert_eq!(grep(&mut g, "parse_one", &hits[1..]), Action::Continue);
     assert_eq!(g.verdict().action, Action::Continue);
 
+    // Two search tools in turn: the grep's hits are the snippets' lines, at their places.
+    let mut g = guard();
+    let snippet = "src/auth/session.ts\nL10-20\n    cookie: { maxAge: config.maxAgeMs },\n    \
+                   rolling: true,";
+    let hits = "File: src/auth/session.ts\n  Line 14:     rolling: true,\n  Line 18:     \
+                cookie: { maxAge: config.maxAgeMs },";
+    let got = [
+        step(
+            &mut g,
+            "codebase_search",
+            r#"{"query":"session max age"}"#,
+            snippet,
+            None,
+        )[1],
+        step(&mut g, "grep_search", r#"{"query":"maxAge"}"#, hits, None)[1],
+        step(
+            &mut g,
+            "codebase_search",
+            r#"{"query":"session lifetime"}"#,
+            snippet,
+            None,
+        )[1],
+        step(
+            &mut g,
+            "grep_search",
+            r#"{"query":"rolling|maxAge"}"#,
+            hits,
+            None,
+        )[1],
+        step(
+            &mut g,
+            "codebase_search",
+            r#"{"query":"cookie expiry"}"#,
+            snippet,
+            None,
+        )[1],
+    ];
+    assert_eq!(
+        got,
+        [
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Continue,
+            Action::Warn
+        ]
+    );
+
     // SWE-agent's searches are the shell's: replayed, they find nothing new.
     let mut g = guard();
     let found = "Found 1 matches for \"withObject\" in /repo/JsonNode.java:\nLine 1310: \

@@ -483,18 +483,19 @@ fn thirteenth_held_out_agent_sessions_warn_on_loops_only() {
 /// The fourteenth set written blind (36 sessions: agents that search a lot, in nine agents'
 /// search tools, healthy and stuck; everyday work in twelve agents' shapes; long SWE-bench-like
 /// runs by open models), measured once as it came: no healthy session of 22 warned (none of
-/// the eight that search heavily), 10 of 14 loops warned, 5 within one event. Known wrong,
-/// missed: codebase and grep searches taken in turn that each show a line or two not shown
-/// before, a pandas build failing a new way after each install, SWE-agent's edits refused by
-/// the linter for a new indentation error each time, and editor views of the same few ranges
-/// with greps between; warned two events before the labelled start: a rounding test failing
-/// alike after edits to the wrong file, and a tsconfig setting flipped among four values.
+/// the eight that search heavily), 10 of 14 loops warned, 5 within one event. Codebase and
+/// grep searches taken in turn over the same files warn since a line is its content wherever
+/// a search printed it (`Line 14:` before it, or `src/a.ts:14:`), eight events late. Known
+/// wrong, missed: a pandas build failing a new way after each install, SWE-agent's edits
+/// refused by the linter for a new indentation error each time, and editor views of the same
+/// few ranges with greps between; warned two events before the labelled start: a rounding
+/// test failing alike after edits to the wrong file, and a tsconfig setting flipped among four
+/// values.
 #[test]
 fn fourteenth_held_out_agent_sessions_warn_on_loops_only() {
     held_out_sessions_warn_on_loops(
         "coding-agent-heldout-14.jsonl",
         &[
-            "blind14/cursor-stuck-alternating-search-tools",
             "blind14/openhands-pandas-rebuild-install-loop",
             "blind14/swe-agent-django-fast-delete-pk-indent",
             "blind14/openhands-jackson-ignoreunknown-creator-scroll",

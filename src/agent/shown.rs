@@ -74,7 +74,11 @@ impl Shown {
         let mut all_known = true;
         for line in output.split(|&b| b == b'\n').take(MAX_LINES) {
             let t = trim_ascii(line);
-            if t.len() < MIN_LINE || harness_line(t) || markup_line(t) {
+            if harness_line(t) || markup_line(t) {
+                continue;
+            }
+            let t = content(t);
+            if t.len() < MIN_LINE {
                 continue;
             }
             // A line's chatter (`Wall time: 0.4 seconds`, a timestamp) says nothing new.
@@ -112,6 +116,49 @@ impl Shown {
         self.before.fill(0);
         self.taken = 0;
     }
+}
+
+/// A line without the place a search printed before it: `Line 18:` (Cursor's `grep_search`),
+/// `src/app.ts:18:` or `src/app.ts:18:7:` (`grep -n`, `rg`), `18:` or `18|` (a numbered
+/// view), or a snippet's range alone (`L14-41`). The same line of code shown by a `grep` and
+/// in a snippet, or from another directory, is the same thing found.
+fn content(t: &[u8]) -> &[u8] {
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut r = match t.strip_prefix(b"Line ") {
+        Some(x) if digits(x) > 0 && x.get(digits(x)) == Some(&b':') => x,
+        _ => t,
+    };
+    // A snippet's range alone.
+    if r.first() == Some(&b'L') {
+        let n = digits(&r[1..]);
+        let rest = &r[1 + n..];
+        let m = rest.strip_prefix(b"-").map_or(0, |x| 1 + digits(x));
+        if n > 0 && m == rest.len() {
+            return &[];
+        }
+    }
+    let n = digits(r);
+    if n > 0 && matches!(r.get(n), Some(b':' | b'|' | b'\t')) {
+        r = &r[n + 1..];
+    } else {
+        // `path:N:` or `path:N:M:` in the line's first word.
+        let word = r
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(r.len());
+        if let Some(colon) = r[..word].iter().position(|&b| b == b':') {
+            let mut at = colon;
+            let mut numbers = 0;
+            while r.get(at) == Some(&b':') && digits(&r[at + 1..]) > 0 {
+                at += 1 + digits(&r[at + 1..]);
+                numbers += 1;
+            }
+            if numbers > 0 && matches!(r.get(at), Some(b':' | b'-')) {
+                r = &r[at + 1..];
+            }
+        }
+    }
+    trim_ascii(r)
 }
 
 /// The tool searches, by the words of its name (see [`name_words`](super::asking::name_words)):
@@ -175,7 +222,7 @@ mod tests {
             Some(true)
         );
         assert_eq!(
-            shown.show(b"src/a.rs:3: fn main()\nsrc/c.rs:1: new\n"),
+            shown.show(b"src/a.rs:3: fn main()\nsrc/c.rs:1: fn new_one()\n"),
             Some(false)
         );
         // Nothing but layout: no lines of its own.
@@ -191,6 +238,38 @@ mod tests {
         );
         shown.clear();
         assert_eq!(shown.show(b"src/a.rs:3: fn main()"), Some(false));
+    }
+
+    #[test]
+    fn a_line_is_its_content_wherever_it_was_found() {
+        for (line, text) in [
+            (
+                "Line 18:       maxAge: config.session.maxAgeMs,",
+                "maxAge: config.session.maxAgeMs,",
+            ),
+            ("src/auth/session.ts:18:      maxAge: x,", "maxAge: x,"),
+            ("src/a.rs:18:7: fn main()", "fn main()"),
+            ("18:    fn main()", "fn main()"),
+            ("  18|    fn main()", "fn main()"),
+            ("L14-41", ""),
+            ("L7", ""),
+            // Not a place: kept whole.
+            ("Line up the values", "Line up the values"),
+            ("key: value", "key: value"),
+            ("http://host:8080/path", "http://host:8080/path"),
+            ("12 files changed", "12 files changed"),
+        ] {
+            assert_eq!(content(line.trim().as_bytes()), text.as_bytes(), "{line}");
+        }
+        let mut shown = Shown::default();
+        assert_eq!(
+            shown.show(b"File: src/auth/session.ts\n  Line 18:       maxAge: config.maxAgeMs,"),
+            Some(false)
+        );
+        assert_eq!(
+            shown.show(b"src/auth/session.ts:18:      maxAge: config.maxAgeMs,"),
+            Some(true)
+        );
     }
 
     #[test]
