@@ -3259,12 +3259,12 @@ fn searches_that_find_nothing_new_are_the_same_result() {
     assert_eq!(grep(&mut g, "parse_one", &hits[1..]), Action::Continue);
     assert_eq!(g.verdict().action, Action::Continue);
 
-    // Two search tools in turn: the grep's hits are the snippets' lines, at their places.
+    // Two search tools in turn: the grep's hits are the snippet's lines, at their places.
     let mut g = guard();
     let snippet = "src/auth/session.ts\nL10-20\n    cookie: { maxAge: config.maxAgeMs },\n    \
                    rolling: true,";
-    let hits = "File: src/auth/session.ts\n  Line 14:     rolling: true,\n  Line 18:     \
-                cookie: { maxAge: config.maxAgeMs },";
+    let hits = "src/auth/session.ts:14:    rolling: true,\nsrc/auth/session.ts:18:    cookie: \
+                { maxAge: config.maxAgeMs },";
     let got = [
         step(
             &mut g,
@@ -3288,18 +3288,10 @@ fn searches_that_find_nothing_new_are_the_same_result() {
             hits,
             None,
         )[1],
-        step(
-            &mut g,
-            "codebase_search",
-            r#"{"query":"cookie expiry"}"#,
-            snippet,
-            None,
-        )[1],
     ];
     assert_eq!(
         got,
         [
-            Action::Continue,
             Action::Continue,
             Action::Continue,
             Action::Continue,
