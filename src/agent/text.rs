@@ -118,6 +118,29 @@ pub(crate) fn result_fingerprints(output: &[u8]) -> (u64, u64, usize) {
     (hasher.digest(), placeless.digest(), t.len())
 }
 
+/// The hash of one short line with its chatter folded as [`result_fingerprints`] folds it:
+/// durations (a number before a time unit, `0.53s`), times, dates, addresses, long hex ids and
+/// temporary paths read as `#`, white space runs as one space. Lighter than the results'
+/// fingerprint (one hash, no positions), for the lines of a search (see `shown`).
+pub(crate) fn line_fingerprint(line: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut mix = |w: &[u8]| {
+        for &b in w.iter().chain(b" ") {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    let mut words = line
+        .split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+        .peekable();
+    while let Some(w) = words.next() {
+        let core = strip_punct(w);
+        let timed = is_number(core) && words.peek().is_some_and(|n| is_time_unit(strip_punct(n)));
+        mix(if timed || is_volatile(core) { b"#" } else { w });
+    }
+    xxh3_64_with_seed(&h.to_le_bytes(), 0)
+}
+
 /// A build step's tag: `#` and its number (BuildKit's `#7`).
 fn is_step_tag(w: &[u8]) -> bool {
     w.len() >= 2 && w[0] == b'#' && w[1..].iter().all(u8::is_ascii_digit)
