@@ -3202,6 +3202,12 @@ fn a_change_made_undone_and_made_again_warns() {
 /// showing one line more, do not; nor do they after a write.
 #[test]
 fn searches_that_find_nothing_new_are_the_same_result() {
+    let at_the_fourth = [
+        Action::Continue,
+        Action::Continue,
+        Action::Continue,
+        Action::Warn,
+    ];
     let snippets = [
         "src/mail/mailer.service.ts\nL14-41\nexport class MailerService {\n  async send(opts) {",
         "src/auth/auth.service.ts\nL56-71\n  async resetPassword(token: string) {",
@@ -3219,15 +3225,7 @@ fn searches_that_find_nothing_new_are_the_same_result() {
         search(&mut g, "reset password mail", [2, 1, 0]),
         search(&mut g, "where reset emails are sent", [0, 2, 1]),
     ];
-    assert_eq!(
-        got,
-        [
-            Action::Continue,
-            Action::Continue,
-            Action::Continue,
-            Action::Warn
-        ]
-    );
+    assert_eq!(got, at_the_fourth);
     let v = g.verdict();
     assert_eq!(
         (v.kind, v.reason),
@@ -3289,15 +3287,7 @@ fn searches_that_find_nothing_new_are_the_same_result() {
             None,
         )[1],
     ];
-    assert_eq!(
-        got,
-        [
-            Action::Continue,
-            Action::Continue,
-            Action::Continue,
-            Action::Warn
-        ]
-    );
+    assert_eq!(got, at_the_fourth);
 
     // SWE-agent's searches are the shell's: replayed, they find nothing new.
     let mut g = guard();
