@@ -505,6 +505,20 @@ fn fourteenth_held_out_agent_sessions_warn_on_loops_only() {
     );
 }
 
+/// The fifteenth set written blind (24 sessions: agents that search and read a lot, healthy
+/// and stuck, and everyday work in twelve agents' shapes), measured once as it came, after the
+/// rules on searches that find nothing new: no healthy session of 15 warned (eight of them
+/// search and re-read on purpose), 8 of 9 loops warned, 5 within one event; the guard of that
+/// session's start answered every session alike. Known wrong, missed: Claude Code reading two
+/// files back and forth with shifting offsets, never editing.
+#[test]
+fn fifteenth_held_out_agent_sessions_warn_on_loops_only() {
+    held_out_sessions_warn_on_loops(
+        "coding-agent-heldout-15.jsonl",
+        &["blind15/claude-code-proration-two-file-reread"],
+    );
+}
+
 /// Each session warns where it is labelled stuck, from one event before its labelled start
 /// (within one event, as the coding-agent target counts a catch) on, and healthy sessions do
 /// not warn; `known_wrong` are those it gets the wrong way.
