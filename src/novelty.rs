@@ -281,14 +281,16 @@ impl Novelty {
             self.word_hash.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
         let new = self.is_new(h);
-        if self.titling && self.word_class & LETTER != 0 {
-            self.heading = (self.heading.rotate_left(3) ^ (h >> 56) as u8).max(1);
-        }
-        self.section = if new && self.titling {
-            SECTION_WORDS
+        if self.titling {
+            if self.word_class & LETTER != 0 {
+                self.heading = (self.heading.rotate_left(3) ^ (h >> 56) as u8).max(1);
+            }
+            if new {
+                self.section = SECTION_WORDS;
+            }
         } else {
-            self.section.saturating_sub(u8::from(!self.titling))
-        };
+            self.section = self.section.saturating_sub(1);
+        }
         self.grow(new);
         self.word_hash = 0;
         self.word_open = false;
