@@ -8,8 +8,10 @@
 //! tells them apart.
 //!
 //! Words are identifiers (letters, digits, `_` and non-ASCII bytes), so `foo(bar)` is two; a
-//! word of digits alone is read as one number, so a counter that steps (`== 39`, `== 40`) is
-//! not news. "Never seen" is approximate and bounded: two generations of an 896-bit blocked
+//! word of one or two digits is read as one number, so a counter that steps (`== 39`, `==
+//! 40`) is not news. A longer number is read as its value: a change log's pull request
+//! (`pull/3192`) is news, as a new name is, unless the numbers count (`80911`, `80912`, …:
+//! each stepped from the last as that one did from the one before). "Never seen" is approximate and bounded: two generations of an 896-bit blocked
 //! Bloom filter (two bits of one 64-bit word a word) remember every word of the last 128 to
 //! 256, so a loop whose copies hold up to 128 words is all "seen"; a word wrongly read as seen
 //! (about one in eight while a generation fills) only makes a stream look a little less new. The rate is taken over the
@@ -49,12 +51,19 @@ pub(crate) struct Novelty {
     word_class: u8,
     /// Bytes of the word being read (saturating).
     word_len: u16,
-    /// Chain heads (a bit each) the word being read begins with, and those after whose end
-    /// it has a byte that is not a digit.
+    /// Chain heads (a bit each) the word being read begins with, and from bit `LETTERS` on
+    /// those after whose end it has a byte that is not a digit.
     extends: u8,
-    suffix_letters: u8,
-    /// Per chain head the word extends, the running hash of the bytes after the head.
-    suffix: [u32; HEADS],
+    /// Per chain head the word extends, the low byte of the running FNV-1a hash of the bytes
+    /// after the head (a product's low byte depends only on its factors' low bytes, so the
+    /// byte is kept alone).
+    suffix: [u8; HEADS],
+    /// The value of the word being read while it is all digits (wrapping: only compared),
+    /// and the low bits of the last number of `NUMBER_NEWS` digits or more.
+    number: u32,
+    last_number: u16,
+    /// The step to that number from the one before (`NO_STEP` when it did not fit a byte).
+    last_step: i8,
     /// Words read so far (wrapping), the clock of the chains.
     words_read: u16,
     /// Names that others grew from: the latest name of each chain, and how often it grew.
@@ -76,10 +85,17 @@ pub(crate) struct Novelty {
 const SECTION_WORDS: u8 = 2 * NOVELTY_WINDOW as u8;
 /// Chains of growing names followed at once.
 const HEADS: usize = 2;
+/// The bit of `Novelty::extends` from which the chains' bits say a byte after the chain's
+/// name was not a digit.
+const LETTERS: usize = 4;
+/// A step between two numbers too long to be a counter's (see `Novelty::counts`).
+const NO_STEP: i8 = i8::MIN;
 /// Names shorter than this do not start or extend a chain (`i`, `x1`, `tmp`).
 const NAME_MIN: u16 = 8;
 /// Words read without the chain growing before it is forgotten.
 const CHAIN_IDLE: u16 = 96;
+/// Digits from which a number is read as its value (see [`Novelty::end_word`]).
+const NUMBER_NEWS: u16 = 3;
 /// Multiplier of the word hash (FNV-1a's prime).
 const ROLL: u64 = 0x100_0000_01b3;
 /// The 32-bit FNV-1a hash the suffixes are read with.
@@ -161,8 +177,10 @@ impl Novelty {
             word_class: 0,
             word_len: 0,
             extends: 0,
-            suffix_letters: 0,
             suffix: [0; HEADS],
+            number: 0,
+            last_number: 0,
+            last_step: NO_STEP,
             words_read: 0,
             heads: [Head::default(); HEADS],
             titling: false,
@@ -248,6 +266,15 @@ impl Novelty {
                 let part = &bytes[start..i];
                 let (before, len_before) = (self.word_hash, self.word_len);
                 let continuing = self.word_open;
+                if class & !WORD == DIGIT {
+                    // A number's value so far (a word of digits may come in several reads).
+                    let so_far = if continuing { self.number } else { 0 };
+                    self.number = (part.iter())
+                        .filter(|b| b.is_ascii_digit())
+                        .fold(so_far, |n, &b| {
+                            n.wrapping_mul(10).wrapping_add((b - b'0') as u32)
+                        });
+                }
                 self.word_open = true;
                 self.word_hash = hash;
                 self.word_len = self.word_len.saturating_add(part.len() as u16);
@@ -274,13 +301,21 @@ impl Novelty {
         if !self.word_open {
             return;
         }
-        // Every number reads as the same word, its digits grouped (`1_500_000`) or not.
-        let h = if self.word_class == DIGIT {
+        // A number of one or two digits reads as the same word (a counter, an index, a small
+        // count); a longer one as its value, news unless it was seen or it counts: a change
+        // log's pull requests are news, a counter of ports, years or codes is not.
+        let long_number = self.word_class == DIGIT && self.word_len >= NUMBER_NEWS;
+        let h = if long_number {
+            number_hash(self.number)
+        } else if self.word_class == DIGIT {
             0x6e75_6d62
         } else {
             self.word_hash.wrapping_mul(0x9e37_79b9_7f4a_7c15)
         };
-        let new = self.is_new(h);
+        let seen = !self.is_new(h);
+        // (A number seen still moves the count on: see `counts`.)
+        let counts = long_number && self.counts(self.number, seen);
+        let new = !seen && !counts;
         if self.titling {
             if self.word_class & LETTER != 0 {
                 self.heading = (self.heading.rotate_left(3) ^ (h >> 56) as u8).max(1);
@@ -296,11 +331,28 @@ impl Novelty {
         self.word_open = false;
         self.word_class = 0;
         self.word_len = 0;
-        (self.extends, self.suffix_letters) = (0, 0);
+        self.extends = 0;
         self.words_read = self.words_read.wrapping_add(1);
         self.remember(h);
         self.window = (self.window << 1) | new as u64;
         self.words = (self.words + 1).min(NOVELTY_WINDOW as u8);
+    }
+
+    /// Number `n` (of `NUMBER_NEWS` digits or more) stepped from the last such number as
+    /// that one stepped from the number before: it counts. A change log's pull requests step
+    /// unevenly; a counter of ports, years or codes by one step, of 127 at most. A number
+    /// `seen` among the recent words is no step (`5000` on every line between the rungs),
+    /// unless it is the count's next (the filter takes about one new word in eight for one
+    /// seen).
+    #[cold]
+    fn counts(&mut self, n: u32, seen: bool) -> bool {
+        let step =
+            i8::try_from((n as u16).wrapping_sub(self.last_number) as i16).unwrap_or(NO_STEP);
+        let again = step != NO_STEP && step == self.last_step;
+        if !seen || again {
+            (self.last_number, self.last_step) = (n as u16, step);
+        }
+        again
     }
 
     /// The longest-growing chain of names.
@@ -334,11 +386,11 @@ impl Novelty {
             if prefix as u32 == h.hash {
                 self.extends |= 1 << k;
                 if part[n..].iter().any(|b| !b.is_ascii_digit()) {
-                    self.suffix_letters |= 1 << k;
+                    self.extends |= 1 << (LETTERS + k);
                 }
                 self.suffix[k] = part[n..]
                     .iter()
-                    .fold(FNV32, |a, &b| (a ^ b as u32).wrapping_mul(FNV32_PRIME));
+                    .fold(FNV32 as u8, |a, &b| (a ^ b).wrapping_mul(FNV32_PRIME as u8));
             }
         }
     }
@@ -352,12 +404,12 @@ impl Novelty {
             for (k, h) in self.heads.iter().enumerate() {
                 if h.len == len && h.hash == hash as u32 {
                     self.extends |= 1 << k;
-                    self.suffix[k] = FNV32;
+                    self.suffix[k] = FNV32 as u8;
                 } else if self.extends & (1 << k) != 0 && h.len < len {
                     if !b.is_ascii_digit() {
-                        self.suffix_letters |= 1 << k;
+                        self.extends |= 1 << (LETTERS + k);
                     }
-                    self.suffix[k] = (self.suffix[k] ^ b as u32).wrapping_mul(FNV32_PRIME);
+                    self.suffix[k] = (self.suffix[k] ^ b).wrapping_mul(FNV32_PRIME as u8);
                 }
             }
         }
@@ -383,7 +435,7 @@ impl Novelty {
             }
         }
         let hash = self.word_hash as u32;
-        let (extends, suffix) = (self.extends, self.suffix_letters);
+        let (extends, suffix) = (self.extends, self.extends >> LETTERS);
         for (k, h) in self.heads.iter_mut().enumerate() {
             let from = h.grown > 0 && h.len - h.unit == len && h.from_hash == hash as u16;
             if (h.len == len && h.hash == hash) || from {
@@ -394,7 +446,7 @@ impl Novelty {
                 return;
             }
             if extends & suffix & (1 << k) != 0 && len >= h.len + 2 {
-                let (unit, sfx) = (len - h.len, self.suffix[k] as u8);
+                let (unit, sfx) = (len - h.len, self.suffix[k]);
                 let again = h.grown > 0 && unit == h.unit && sfx == h.suffix;
                 h.same = if again { h.same.saturating_add(1) } else { 1 };
                 h.grown = h.grown.saturating_add(1);
@@ -443,6 +495,15 @@ impl Novelty {
     }
 }
 
+/// The word hash of a number's value (see [`Novelty::end_word`]).
+fn number_hash(n: u32) -> u64 {
+    // SplitMix64's finaliser: neighbouring values land far apart in the filter.
+    let mut z = (n as u64 ^ 0x6e75_6d62_0000_0000).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 /// Where word `h` lies in a generation of the filter, a blocked one: the 64-bit word that
 /// holds its two bits, and those bits.
 fn slot(h: u64) -> (usize, u64) {
@@ -477,6 +538,41 @@ mod tests {
         assert!(rate_after(&decls) >= 8, "{}", rate_after(&decls));
         // Until a window of words was read, everything counts as new.
         assert_eq!(rate_after("a b c"), NOVELTY_WINDOW);
+    }
+
+    #[test]
+    fn a_long_number_is_news_unless_it_counts() {
+        // Release notes whose entries differ only in their pull requests' numbers.
+        let notes: String = [
+            3184, 3190, 3194, 3192, 3196, 3151, 3198, 3205, 3213, 3224, 3233,
+        ]
+        .iter()
+        .cycle()
+        .take(40)
+        .enumerate()
+        .map(|(i, n)| {
+            format!(
+                "* Add a build by @dev in https://github.com/o/r/pull/{}\n",
+                n + 100 * (i as u32 / 11)
+            )
+        })
+        .collect();
+        assert!(rate_after(&notes) >= 4, "{}", rate_after(&notes));
+        // Ports, years or status codes counted up or down are no news, nor is a number again.
+        for step in [1i32, -1] {
+            let ladder: String = (0..40)
+                .map(|i| format!("    - port: {}\n", 8080 + step * i))
+                .collect();
+            assert_eq!(rate_after(&ladder), 0, "step {step}");
+        }
+        // Split across reads, digit by digit, as a tokenizer may feed it.
+        let mut n = Novelty::new();
+        for i in 0..40 {
+            for part in ["year", " = ", "2", "0", &format!("{}", 30 + i), ";\n"] {
+                n.read(part.as_bytes(), false);
+            }
+        }
+        assert_eq!(n.new_words(), 0);
     }
 
     #[test]

@@ -1946,6 +1946,51 @@ fn records_with_their_own_key_are_not_a_loop() {
 /// A rule drawn with a pattern of punctuation and single letters (`=x=x=x=`) is a
 /// decoration between sections, as long as a line: it does not halt. Longer than a line it is
 /// a loop, and so are tags, escapes and paths written again and again.
+/// Generated release notes: each entry the same words around a new pull request's number
+/// (steps that do not repeat), a version and one of a few authors. A pull request is news;
+/// a number that counts is not (see `a_long_number_is_news_unless_it_counts`).
+#[test]
+fn release_notes_linking_each_pull_request_are_not_a_loop() {
+    let authors = ["@ana-dev", "@bkowalski", "@chen"];
+    let mut pr = 2810;
+    let mut notes = String::new();
+    for k in 0..48usize {
+        pr += [3, 7, 1, 12, 5, 2, 9, 4, 16, 6][k % 10] + k / 10;
+        notes += &format!(
+            "* Add Runtime {}.{}.{} by {} in https://github.com/example/tool/pull/{pr}\n",
+            3 + k % 2,
+            9 + k % 5,
+            k % 7,
+            authors[(k * 7 / 3) % 3],
+        );
+        if k % 6 == 5 {
+            notes += &format!("\n## Release v2.{}.0\n", 60 - k / 6);
+        }
+    }
+    for s in presets() {
+        let [a, b] = halts(&s, &notes);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{notes}");
+    }
+    // One entry written again and again, its number counted up or stepped evenly, is a loop.
+    for step in [1, 3] {
+        let looped: String = (0..48)
+            .map(|k| {
+                format!(
+                    "* Add Runtime 3.9.1 by @chen in https://github.com/example/tool/pull/{}\n",
+                    2810 + step * k
+                )
+            })
+            .collect();
+        for (way, h) in ["tokens", "text"]
+            .iter()
+            .zip(halts(&StreamSettings::default(), &looped))
+        {
+            let (line, v) = h.unwrap_or_else(|| panic!("{way}: no halt on\n{looped}"));
+            assert!(line <= 30, "{way}: halted at line {line} {v:?}");
+        }
+    }
+}
+
 #[test]
 fn a_rule_drawn_with_a_letter_is_a_decoration() {
     let rule = "=x".repeat(39) + "=\n";
