@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Release notes of Python projects, whole, as text records: a check on change logs.
+
+A change log says the same thing again and again by design ("Fix … by @someone in
+https://github.com/o/r/pull/1234"), which is what a model's loop looks like too; the Markdown
+the machine holds (scripts/markdown_wide.py) has few of them. This takes the source
+distributions of the projects pinned below from PyPI (cached in --cache), and from each every
+file named for its history (CHANGELOG, CHANGES, HISTORY, NEWS, release notes, what's new; in
+Markdown, reStructuredText or plain text), whole, each distinct file once, cut at line ends
+into records of about --chunk bytes: {"id": "notes:<project>/<path>:<chunk index>", "source",
+"text"}, for examples/quality --mode text.
+
+    python3 scripts/release_notes.py target/quality/release-notes.jsonl [--chunk 4000]
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import tarfile
+import urllib.parse
+import urllib.request
+
+# Pinned: the versions measured first (2026-11-28). Projects whose notes link every pull
+# request and author (GitHub's generated notes), towncrier's, Sphinx's and hand-written ones.
+PROJECTS = """
+aiohttp==3.14.5 alembic==1.20.1 anyio==4.16.0 attrs==26.1.0 black==26.10.1 celery==5.7.0
+click==8.5.1 coverage==7.17.5 cryptography==50.0.2 django==6.1.3 flask==3.1.3 hatch==1.18.2
+httpcore==1.0.9 httpx==0.28.1 hypothesis==6.170.17 isort==9.0.2 jinja2==3.1.6 mypy==2.4.1
+nox==2026.10.20 numpy==2.5.5 packaging==26.4 pandas==3.1.1 pdm==2.29.4 pillow==13.0.0
+pip==26.3 pluggy==1.7.0 poetry==2.5.1 pre-commit==4.7.0 pydantic==2.14.4 pylint==4.1.4
+pytest==9.2.0 requests==2.34.2 rich==15.0.0 ruff==0.17.6 setuptools==84.2.1 sphinx==9.2.0
+sqlalchemy==2.1.9 starlette==1.10.0 textual==8.2.8 tox==4.67.15 towncrier==26.9.0
+trio==0.35.0 twine==7.0.0 typer==0.29.2 urllib3==2.8.0 uvicorn==0.54.0 virtualenv==21.15.11
+werkzeug==3.1.9
+""".split()
+
+NAME = re.compile(
+    r"^(changelog|changes|history|news|release[-_ ]?notes|whatsnew)([-_.][^/]*)?$"
+    r"|^[0-9][0-9.]*(-changelog)?\.(md|rst|txt)$",
+    re.IGNORECASE,
+)
+# Directories whose every .md/.rst/.txt is a release's notes (numpy's doc/changelog/1.12.0-…,
+# pillow's docs/releasenotes/10.0.0.rst).
+NOTES_DIR = re.compile(r"/(changelog|changes|release[-_]?notes|releasenotes|whatsnew|history)/", re.I)
+TEXT_EXT = (".md", ".rst", ".txt", "")
+
+
+def sdist(project, version, cache):
+    """The source distribution's path in `cache`, downloaded once."""
+    base = f"https://pypi.org/pypi/{project}/json"
+    meta = os.path.join(cache, f"{project}-{version}.json")
+    if not os.path.exists(meta):
+        with urllib.request.urlopen(base, timeout=120) as r:
+            data = json.load(r)
+        files = data.get("releases", {}).get(version) or (
+            data["urls"] if data["info"]["version"] == version else []
+        )
+        with open(meta, "w") as f:
+            json.dump(files, f)
+    for u in json.load(open(meta)):
+        if u["packagetype"] == "sdist":
+            path = os.path.join(cache, u["filename"])
+            if not os.path.exists(path):
+                urllib.request.urlretrieve(urllib.parse.urljoin(base, u["url"]), path + ".part")
+                os.replace(path + ".part", path)
+            return path
+    return None
+
+
+def notes(path):
+    """(member name, text) of every release-notes file in the tarball."""
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            if not m.isfile():
+                continue
+            name = m.name
+            base = os.path.basename(name)
+            ext = os.path.splitext(base)[1].lower()
+            if ext not in TEXT_EXT or "/_template" in name or base.lower().startswith("readme"):
+                continue
+            in_dir = NOTES_DIR.search("/" + name) and ext in (".md", ".rst", ".txt")
+            if not (NAME.match(base) or in_dir):
+                continue
+            try:
+                text = tar.extractfile(m).read().decode("utf-8")
+            except (UnicodeDecodeError, AttributeError):
+                continue
+            yield name, text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--chunk", type=int, default=4000, help="bytes a record, cut at line ends")
+    ap.add_argument("--cache", default="target/quality/sdists", help="where downloads are kept")
+    args = ap.parse_args()
+    os.makedirs(args.cache, exist_ok=True)
+    seen = set()
+    files = chunks = size = 0
+    with open(args.out, "w") as out:
+        for spec in PROJECTS:
+            project, version = spec.split("==")
+            try:
+                path = sdist(project, version, args.cache)
+            except OSError as e:
+                print(f"skipped {spec}: {e}", file=sys.stderr)
+                continue
+            if path is None:
+                print(f"skipped {spec}: no source distribution", file=sys.stderr)
+                continue
+            for name, text in notes(path):
+                digest = hashlib.sha1(text.strip().encode()).hexdigest()
+                if digest in seen or len(text.strip()) < 200:
+                    continue
+                seen.add(digest)
+                files += 1
+                buf, n, k = [], 0, 0
+                for line in text.split("\n"):
+                    buf.append(line)
+                    n += len(line) + 1
+                    if n >= args.chunk:
+                        rec = {"id": f"notes:{name}:{k}", "source": name, "text": "\n".join(buf) + "\n"}
+                        out.write(json.dumps(rec) + "\n")
+                        chunks, size, k = chunks + 1, size + n, k + 1
+                        buf, n = [], 0
+                if n > 0 and "".join(buf).strip():
+                    rec = {"id": f"notes:{name}:{k}", "source": name, "text": "\n".join(buf)}
+                    out.write(json.dumps(rec) + "\n")
+                    chunks, size = chunks + 1, size + n
+    print(f"{files} files, {chunks} records, {size / 1e6:.1f} MB -> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
