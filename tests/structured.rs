@@ -1895,6 +1895,20 @@ fn records_with_their_own_key_are_not_a_loop() {
         let [a, b] = halts(&s, &releases);
         assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{releases}");
     }
+    // The link targets at a section's end, one per issue it names, in the order written (a
+    // list of records as long as 24 halts, as sorted change log entries do).
+    let issues = [
+        218, 240, 236, 251, 263, 262, 270, 288, 291, 305, 301, 312, 330, 334, 329, 341, 356, 360,
+        372, 371,
+    ];
+    let targets: String = issues
+        .iter()
+        .map(|n| format!(".. _issue {n}: https://tracker.example.org/project/issues/{n}\n"))
+        .collect();
+    for s in presets() {
+        let [a, b] = halts(&s, &targets);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{targets}");
+    }
     // Loops whose numbers vary but key nothing: values that come back, random values,
     // a counter first on the line with a value beside it.
     let grams = [
@@ -1941,11 +1955,24 @@ fn records_with_their_own_key_are_not_a_loop() {
             assert!(*line <= 12, "way {way}: halted at line {line} of {text}");
         }
     }
+    // A sentence written again around a number no other copy holds, three digits or more, is
+    // read as records (a list of links to issues looks the same): it halts, three times later.
+    let ids: String = (random.iter().chain(&random))
+        .filter(|&&r| r >= 100)
+        .enumerate()
+        .map(|(k, r)| format!("- Order #{} has been shipped to you.\n", r + k as u32))
+        .collect();
+    for (way, h) in halts(&StreamSettings::default(), &ids).iter().enumerate() {
+        let (line, _) = h
+            .as_ref()
+            .unwrap_or_else(|| panic!("way {way}: the loop did not halt: {ids}"));
+        assert!(
+            (20..=30).contains(line),
+            "way {way}: halted at line {line} of {ids}"
+        );
+    }
 }
 
-/// A rule drawn with a pattern of punctuation and single letters (`=x=x=x=`) is a
-/// decoration between sections, as long as a line: it does not halt. Longer than a line it is
-/// a loop, and so are tags, escapes and paths written again and again.
 /// Generated release notes: each entry the same words around a new pull request's number
 /// (steps that do not repeat), a version and one of a few authors. A pull request is news;
 /// a number that counts is not (see `a_long_number_is_news_unless_it_counts`).
@@ -1991,6 +2018,9 @@ fn release_notes_linking_each_pull_request_are_not_a_loop() {
     }
 }
 
+/// A rule drawn with a pattern of punctuation and single letters (`=x=x=x=`) is a
+/// decoration between sections, as long as a line: it does not halt. Longer than a line it is
+/// a loop, and so are tags, escapes and paths written again and again.
 #[test]
 fn a_rule_drawn_with_a_letter_is_a_decoration() {
     let rule = "=x".repeat(39) + "=\n";

@@ -556,6 +556,10 @@ fn counts_through(copies: &[CopyNumbers], n: usize) -> u32 {
     }
 }
 
+/// The least value of a number that identifies what its copy is about (see `keyed`): three
+/// digits, as the new-word rate reads numbers (`novelty::NUMBER_NEWS`).
+const ID_MIN: u64 = 100;
+
 /// How number `i` stepped from copy `k + 1` to copy `k` (0 the newest).
 fn step(copies: &[CopyNumbers], k: usize, i: usize) -> i128 {
     copies[k].values[i] as i128 - copies[k + 1].values[i] as i128
@@ -563,8 +567,10 @@ fn step(copies: &[CopyNumbers], k: usize, i: usize) -> i128 {
 
 /// Whether each of `copies` (the newest first, at least three, numbers alike in count) has
 /// its own key: the first group of one of its lines rising or falling from copy to copy, but
-/// not by counting (a date, an issue number: a change log's entries are sorted by them), or a
-/// version rising or falling in every copy. Random values (`Order #51234`) are not sorted; a
+/// not by counting (a date, an issue number: a change log's entries are sorted by them), a
+/// version rising or falling in every copy, or a number of `ID_MIN` or more in one place that
+/// no two copies share while none of the numbers counts (the issues a list of links points
+/// to, in any order). Values that come back (`- 2g vegan cheese`, `- 1g …`) are no keys; a
 /// counter first on its line (`7. The answer is 42`) counts.
 fn keyed(copies: &[CopyNumbers]) -> bool {
     let (newest, steps) = (&copies[0], 0..copies.len() - 1);
@@ -593,6 +599,19 @@ fn keyed(copies: &[CopyNumbers]) -> bool {
         .all(|c| c.keys == newest.keys && c.key_starts == newest.key_starts);
     (same_keys && (0..n).any(|i| newest.key_starts & (1 << i) != 0 && sorted_group(i)))
         || (0..n).any(|i| newest.is_version(i) && monotone(i))
+        || (identified(copies, n) && !(0..n).any(counter))
+}
+
+/// One of the first `n` numbers of `copies` has three digits or more (`ID_MIN`) and no two
+/// copies share its value: an issue's, a pull request's, a ticket's number (`.. _issue 433:
+/// …/issues/433`, then 493, 514, 510).
+fn identified(copies: &[CopyNumbers], n: usize) -> bool {
+    (0..n.min(COPY_NUMBERS)).any(|i| {
+        let value = |c: &CopyNumbers| c.values[i];
+        copies.iter().all(|c| value(c) >= ID_MIN)
+            && (copies.iter().enumerate())
+                .all(|(k, c)| copies[..k].iter().all(|d| value(d) != value(c)))
+    })
 }
 
 #[cfg(test)]
