@@ -445,6 +445,15 @@ impl StreamGuard {
         if action == Action::Halt && !halt {
             action = Action::Warn;
         }
+        // Records warn as much later as they halt: each copy is about its own thing, and
+        // three of them are a list, not yet a loop.
+        let line_warn_copies = self.config.inner.settings.line_warn_copies;
+        if action == Action::Warn
+            && records
+            && copies < RECORD_FACTOR.saturating_mul(line_warn_copies)
+        {
+            action = Action::Continue;
+        }
         // `line_halt_copies = 0` turns line halts off, ladders included.
         let lines_halt = line_halt_copies > 0;
         if action == Action::Warn && lines_halt && ladder {
