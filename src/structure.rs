@@ -555,7 +555,10 @@ impl Structure {
         {
             return LineKind::Comment;
         }
-        if c.digits > c.letters && c.digits >= 4 {
+        // A row that opens with a hex literal (`0xffffffff, 0xffffffff,`) is numbers, though
+        // its digits above 9 are letters.
+        let hex_row = matches!(lead, [b'0', b'x' | b'X', h] if h.is_ascii_hexdigit());
+        if (c.digits > c.letters || hex_row) && c.digits >= 4 {
             return LineKind::Data;
         }
         // A preprocessor directive (`#define NAME 0x11`, `#include`, `#ifdef`): `#` and a
@@ -649,5 +652,25 @@ mod tests {
             c.add(text.as_bytes());
             assert!(!c.named, "{text}");
         }
+    }
+    #[test]
+    fn a_row_that_opens_with_a_hex_literal_is_data() {
+        let kind = |line: &str| {
+            let mut s = Structure::new();
+            s.head(line.trim_start().split(' ').next().unwrap().as_bytes());
+            s.end_line(line.as_bytes(), [b',', b',']).0
+        };
+        assert_eq!(
+            kind("0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,"),
+            LineKind::Data
+        );
+        assert_eq!(
+            kind("0x00000000, 0x00000000, 0x00000000, 0x00000000,"),
+            LineKind::Data
+        );
+        assert_ne!(
+            kind("offset of the deadbeef header, in bytes,"),
+            LineKind::Data
+        );
     }
 }
