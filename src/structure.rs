@@ -92,7 +92,10 @@ impl LineCues {
                 }
             }
             let sums = count(part);
-            if lane(sums, 4) > 0 || matches!(self.prev[1], b'_' | b'\\') || self.prev[0] == b'\\' {
+            if lane(sums, 4) > 0
+                || matches!(self.prev[1], b'_' | b'\\' | b':')
+                || self.prev[0] == b'\\'
+            {
                 self.shapes(part);
             }
             if self.columns != ALIGNED && self.aligns(part) {
@@ -177,6 +180,29 @@ impl LineCues {
                 }
             }
         }
+        // A path joined by `::` (`std::vector`, `internal::None`, `Foo::Bar`): prose writes a
+        // colon once, and before a space.
+        if !self.named && p1 == b':' {
+            // Cut by the block's end: `:` then `:` here, or `::` then the name here (the
+            // byte before them is no longer held).
+            self.named = match part {
+                [b':', after, ..] => path_joins(p0, *after),
+                [after, ..] => p0 == b':' && path_joins(b'a', *after),
+                [] => false,
+            };
+        }
+        if !self.named {
+            for i in memchr::memmem::find_iter(part, b"::") {
+                let before = if i > 0 { part[i - 1] } else { p1 };
+                if part
+                    .get(i + 2)
+                    .is_some_and(|&after| path_joins(before, after))
+                {
+                    self.named = true;
+                    break;
+                }
+            }
+        }
         for i in memchr::memchr3_iter(b'(', b'_', b'`', part) {
             let before = if i > 0 { part[i - 1] } else { p1 };
             let shaped = match part[i] {
@@ -208,6 +234,12 @@ fn escape(before: u8, c: u8, after: u8) -> bool {
 }
 
 /// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
+/// `::` between `before` and `after` joins a path: a name or number before it, a name after it
+/// (an IPv6 address's `fe80::1` has a number after it).
+fn path_joins(before: u8, after: u8) -> bool {
+    before.is_ascii_alphanumeric() && (after.is_ascii_alphabetic() || after == b'_')
+}
+
 fn joins(before: u8, after: u8) -> bool {
     before.is_ascii_alphanumeric() && after.is_ascii_alphanumeric()
 }
@@ -258,8 +290,8 @@ const LETTER: u8 = 1;
 const DIGIT: u8 = 2;
 const MARK: u8 = 4;
 const VISIBLE: u8 = 8;
-/// A byte that may shape a name as code (`(`, `_`), begin a pattern's escape (a backslash),
-/// quote code in prose (a backtick) or align columns (a tab).
+/// A byte that may shape a name as code (`(`, `_`, `::`), begin a pattern's escape (a
+/// backslash), quote code in prose (a backtick) or align columns (a tab).
 const SHAPE: u8 = 16;
 
 /// Cue classes of bytes for [`LineCues`]. Bytes of multi-byte characters are letters.
@@ -292,7 +324,7 @@ static CUE: [u8; 256] = {
             VISIBLE
         } else {
             0
-        } | if matches!(c, b'(' | b'_' | b'`' | b'\t' | b'\\') {
+        } | if matches!(c, b'(' | b'_' | b'`' | b'\t' | b'\\' | b':') {
             SHAPE
         } else {
             0
@@ -653,6 +685,32 @@ mod tests {
             assert!(!c.named, "{text}");
         }
     }
+
+    #[test]
+    fn paths_joined_by_two_colons_are_code() {
+        let named = |line: &str| {
+            (0..=line.len()).all(|cut| {
+                let mut c = LineCues::default();
+                c.add(&line.as_bytes()[..cut]);
+                c.add(&line.as_bytes()[cut..]);
+                c.named
+            })
+        };
+        for code in [
+            "    internal::None, internal::None, internal::None,",
+            "use of Foo::Bar for every record",
+            "std::vector",
+        ] {
+            assert!(named(code), "{code}");
+        }
+        for text in [
+            "Note: the time is 10:30, and a reST example follows::",
+            "The host is fe80::1 on the link, see https://example.org/a.",
+        ] {
+            assert!(!named(text), "{text}");
+        }
+    }
+
     #[test]
     fn a_row_that_opens_with_a_hex_literal_is_data() {
         let kind = |line: &str| {
