@@ -17,11 +17,13 @@ into records of about --chunk bytes: {"id": "notes:<project>/<path>:<chunk index
 
 With --headers, every `.h`, `.hh` and `.hpp` file of the Python projects' source
 distributions instead (googletest, highway, xsimd, fast_float and others vendored by mypy,
-numpy, pandas, pillow, …); ids begin with "h:".
+numpy, pandas, pillow, …); ids begin with "h:". With --crates --rust, every `.rs` file of the
+crates (their sources, tests, benches and examples); ids begin with "rs:".
 
     python3 scripts/archive_files.py target/quality/release-notes.jsonl [--chunk 4000]
     python3 scripts/archive_files.py --crates target/quality/release-notes-crates.jsonl
     python3 scripts/archive_files.py --headers --tokens target/quality/sdist-headers.jsonl
+    python3 scripts/archive_files.py --crates --rust target/quality/crates-rust.jsonl
 
 --tokens cuts each file into records of 1,000 SmolLM2 tokens with their ids and pieces (as
 scripts/code_corpus.py does), for examples/quality --mode pieces as well as text.
@@ -114,11 +116,20 @@ def crate(name, version, cache):
     return path
 
 
-def headers(path):
-    """(member name, text) of every C or C++ header in the tarball."""
+def sources(exts):
+    """A reader of (member name, text) for every file in a tarball whose name ends with one
+    of `exts`."""
+
+    def read(path):
+        yield from members(path, exts)
+
+    return read
+
+
+def members(path, exts):
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
-            if m.isfile() and m.name.lower().endswith((".h", ".hh", ".hpp")):
+            if m.isfile() and m.name.lower().endswith(exts):
                 try:
                     yield m.name, tar.extractfile(m).read().decode("utf-8")
                 except (UnicodeDecodeError, AttributeError):
@@ -154,6 +165,7 @@ def main():
     ap.add_argument("--cache", default="target/quality/sdists", help="where downloads are kept")
     ap.add_argument("--crates", action="store_true", help="the crates pinned here, not PyPI's")
     ap.add_argument("--headers", action="store_true", help="C/C++ headers, not release notes")
+    ap.add_argument("--rust", action="store_true", help="with --crates: their Rust sources")
     ap.add_argument(
         "--tokens",
         action="store_true",
@@ -180,7 +192,12 @@ def main():
             if path is None:
                 print(f"skipped {spec}: no source distribution", file=sys.stderr)
                 continue
-            kind, read = ("h", headers) if args.headers else ("notes", notes)
+            if args.headers:
+                kind, read = "h", sources((".h", ".hh", ".hpp"))
+            elif args.rust:
+                kind, read = "rs", sources((".rs",))
+            else:
+                kind, read = "notes", notes
             for name, text in read(path):
                 digest = hashlib.sha1(text.strip().encode()).hexdigest()
                 if digest in seen or len(text.strip()) < 200:
