@@ -656,58 +656,56 @@ impl Structure {
 mod tests {
     use super::*;
 
+    /// The line, read in two blocks cut at `cut`, is shaped as code.
+    fn named(line: &str, cut: usize) -> bool {
+        let mut c = LineCues::default();
+        c.add(&line.as_bytes()[..cut]);
+        c.add(&line.as_bytes()[cut..]);
+        c.named
+    }
+
+    /// However the line is cut into blocks, it is shaped as code (or never is).
+    fn always_named(line: &str) -> bool {
+        (0..=line.len()).all(|cut| named(line, cut))
+    }
+
+    fn never_named(line: &str) -> bool {
+        (0..=line.len()).all(|cut| !named(line, cut))
+    }
+
     #[test]
     fn pattern_escapes_are_code_and_latex_paths_and_markdown_are_not() {
-        // However the line is cut into blocks.
-        let named = |line: &str| {
-            (0..=line.len()).all(|cut| {
-                let mut c = LineCues::default();
-                c.add(&line.as_bytes()[..cut]);
-                c.add(&line.as_bytes()[cut..]);
-                c.named
-            })
-        };
         for code in [
             r#"syn match logPid "\d\+=""#,
             r"if re.match(r'\s*$', s) then",
             r"a list of [\w.]+ at least",
             r"syn match scalaName /[a-zA-Z0-9$]\+\>/ contained",
         ] {
-            assert!(named(code), "{code}");
+            assert!(always_named(code), "{code}");
         }
         for text in [
             r"The area is $\sqrt{2}$ and $\delta$ is small, $\sum$ of all.",
             r"Copy it to C:\Windows\System32 and C:\data\sets first.",
             r"Five \* three is fifteen, and 1\. is not a list.",
         ] {
-            let mut c = LineCues::default();
-            c.add(text.as_bytes());
-            assert!(!c.named, "{text}");
+            assert!(never_named(text), "{text}");
         }
     }
 
     #[test]
     fn paths_joined_by_two_colons_are_code() {
-        let named = |line: &str| {
-            (0..=line.len()).all(|cut| {
-                let mut c = LineCues::default();
-                c.add(&line.as_bytes()[..cut]);
-                c.add(&line.as_bytes()[cut..]);
-                c.named
-            })
-        };
         for code in [
             "    internal::None, internal::None, internal::None,",
             "use of Foo::Bar for every record",
             "std::vector",
         ] {
-            assert!(named(code), "{code}");
+            assert!(always_named(code), "{code}");
         }
         for text in [
             "Note: the time is 10:30, and a reST example follows::",
             "The host is fe80::1 on the link, see https://example.org/a.",
         ] {
-            assert!(!named(text), "{text}");
+            assert!(never_named(text), "{text}");
         }
     }
 
