@@ -167,6 +167,33 @@ proptest! {
         }
     }
 
+    /// Release notes whose entries say the same words around their own pull request: the
+    /// numbers rise by uneven steps (as a project's pull requests are merged), the versions and
+    /// authors come from a few. A pull request's number is news, so the near loop sees a new
+    /// word in every entry; and the entries are records, each with its own number, which halt
+    /// only past 24 (at balanced) however alike their words: up to 23 never halt.
+    #[test]
+    fn release_notes_with_their_own_pull_requests_never_halt(
+        entries in proptest::collection::vec((1u32..40, 0u32..4, 0u32..12, 0usize..3), 12..24),
+        start in 100u32..90_000,
+    ) {
+        let authors = ["@ana-dev", "@bkowalski", "@chen"];
+        let mut pr = start;
+        let notes: String = entries
+            .iter()
+            .map(|&(step, minor, patch, author)| {
+                pr += step;
+                format!(
+                    "* Add Runtime 3.{minor}.{patch} by {} in https://github.com/example/tool/pull/{pr}\n",
+                    authors[author]
+                )
+            })
+            .collect();
+        for s in presets() {
+            prop_assert_eq!(halts(&s, &notes).map(|h| h.is_none()), [true, true], "{}", notes);
+        }
+    }
+
     /// A count whose values between the numbers cycle through a few names (two to seven, in
     /// a fixed order) is a ladder of copies of the cycle: it halts once the count has 24 rungs
     /// (a few more while the line engine finds the cycle). The same count with a fresh name on
