@@ -8,14 +8,16 @@
 //! tells them apart.
 //!
 //! Words are identifiers (letters, digits, `_` and non-ASCII bytes), so `foo(bar)` is two; a
-//! word of one or two digits is read as one number, so a counter that steps (`== 39`, `==
-//! 40`) is not news. A longer number is read as its value: a change log's pull request
+//! word of one or two digits is read as one number, so a counter that steps (`== 39`,
+//! `== 40`) is not news. A longer number is read as its value: a change log's pull request
 //! (`pull/3192`) is news, as a new name is, unless the numbers count (`80911`, `80912`, …:
-//! each stepped from the last as that one did from the one before). "Never seen" is approximate and bounded: two generations of an 896-bit blocked
-//! Bloom filter (two bits of one 64-bit word a word) remember every word of the last 128 to
-//! 256, so a loop whose copies hold up to 128 words is all "seen"; a word wrongly read as seen
-//! (about one in eight while a generation fills) only makes a stream look a little less new. The rate is taken over the
-//! last 64 words. O(1) per byte, no allocation.
+//! each stepped from the last as that one did from the one before).
+//!
+//! "Never seen" is approximate and bounded: two generations of an 896-bit blocked Bloom
+//! filter (two bits of one 64-bit word a word) remember every word of the last 128 to 256, so
+//! a loop whose copies hold up to 128 words is all "seen"; a word wrongly read as seen (about
+//! one in eight while a generation fills) only makes a stream look a little less new. The
+//! rate is taken over the last 64 words. O(1) per byte, no allocation.
 //!
 //! The same pass watches names that grow: a name that is an earlier one plus the same suffix
 //! (`to_f`, `to_f_with_c`, `to_f_with_c_with_c`), again and again, is a growing repeat — each
