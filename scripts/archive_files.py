@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Files of one kind from pinned source archives, whole, as text records: the release notes of
-Python projects and Rust crates (a check on change logs), or the C and C++ headers Python
+Python projects and Rust crates (a check on change logs), the C and C++ headers Python
 projects vendor (a check on headers, which the main corpora take only from the cargo
-registry, site-packages and Go).
+registry, site-packages and Go), or the crates' Rust sources.
 
 A change log says the same thing again and again by design ("Fix … by @someone in
 https://github.com/o/r/pull/1234"), which is what a model's loop looks like too; the Markdown
@@ -29,6 +29,7 @@ crates (their sources, tests, benches and examples); ids begin with "rs:".
 scripts/code_corpus.py does), for examples/quality --mode pieces as well as text.
 """
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -116,17 +117,8 @@ def crate(name, version, cache):
     return path
 
 
-def sources(exts):
-    """A reader of (member name, text) for every file in a tarball whose name ends with one
-    of `exts`."""
-
-    def read(path):
-        yield from members(path, exts)
-
-    return read
-
-
 def members(path, exts):
+    """(member name, text) of every file in the tarball whose name ends with one of `exts`."""
     with tarfile.open(path) as tar:
         for m in tar.getmembers():
             if m.isfile() and m.name.lower().endswith(exts):
@@ -193,9 +185,9 @@ def main():
                 print(f"skipped {spec}: no source distribution", file=sys.stderr)
                 continue
             if args.headers:
-                kind, read = "h", sources((".h", ".hh", ".hpp"))
+                kind, read = "h", functools.partial(members, exts=(".h", ".hh", ".hpp"))
             elif args.rust:
-                kind, read = "rs", sources((".rs",))
+                kind, read = "rs", functools.partial(members, exts=(".rs",))
             else:
                 kind, read = "notes", notes
             for name, text in read(path):
