@@ -60,7 +60,9 @@
 #     scripts/data/code_labels_fresh.jsonl), and the third (scripts/data/code_prompts_third.txt,
 #     greedy and sampled, target/corpus/code-third-*.jsonl, scripts/data/code_labels_third.jsonl),
 #     and the fourth (scripts/data/code_prompts_fourth.txt, greedy and sampled,
-#     target/corpus/code-fourth-*.jsonl, scripts/data/code_labels_fourth.jsonl).
+#     target/corpus/code-fourth-*.jsonl, scripts/data/code_labels_fourth.jsonl), and the switch
+#     set (scripts/data/code_prompts_switch.txt, target/corpus/code-switch-*.jsonl, labelled by
+#     ../shared/tools/label.py only).
 #  3. Coding agents: examples/coding_agent_quality on ../shared/corpus/coding_agents.jsonl with
 #     the project's hand labels (scripts/data/coding_agent_labels.jsonl).
 set -euo pipefail
@@ -232,6 +234,18 @@ for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07" "rp t07rp four
     done
   done
 done
+
+# The switch set (scripts/data/code_prompts_switch.txt: switches, matches and case statements
+# in ten languages), labelled by ../shared/tools/label.py only, not read by hand.
+files=$(ls target/corpus/code-switch-smollm2.jsonl target/corpus/code-switch-gemma3-base.jsonl 2>/dev/null || true)
+if [ -z "$files" ]; then
+  echo "skipped: no target/corpus/code-switch-*.jsonl (PROMPTS=scripts/data/code_prompts_switch.txt TAG=code-switch scripts/code_generations.sh)"
+elif [ -f "$shared/tools/label.py" ]; then
+  for f in $files; do
+    echo "-- switch prompts, $(basename "$f" .jsonl), balanced, pieces, label.py's labels"
+    $q --preset balanced --mode pieces "$f" | grep -v MISS
+  done
+fi
 
 echo "== 3. coding agents"
 if [ -f "$shared/corpus/coding_agents.jsonl" ]; then
