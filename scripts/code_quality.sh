@@ -61,8 +61,8 @@
 #     greedy and sampled, target/corpus/code-third-*.jsonl, scripts/data/code_labels_third.jsonl),
 #     and the fourth (scripts/data/code_prompts_fourth.txt, greedy and sampled,
 #     target/corpus/code-fourth-*.jsonl, scripts/data/code_labels_fourth.jsonl), and the switch
-#     set (scripts/data/code_prompts_switch.txt, target/corpus/code-switch-*.jsonl, labelled by
-#     ../shared/tools/label.py only).
+#     set (scripts/data/code_prompts_switch.txt, greedy and sampled, target/corpus/code-switch-*.jsonl,
+#     scripts/data/code_labels_switch.jsonl).
 #  3. Coding agents: examples/coding_agent_quality on ../shared/corpus/coding_agents.jsonl with
 #     the project's hand labels (scripts/data/coding_agent_labels.jsonl).
 set -euo pipefail
@@ -219,7 +219,7 @@ fi
 # The later prompt sets, each read the same way (scripts/data/code_labels_SET.jsonl): SET, the
 # configurations it was generated with, and the prompts' set when another's (rp: the fourth
 # set's prompts sampled with a repetition penalty of 1.1).
-for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07" "rp t07rp fourth"; do
+for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07" "rp t07rp fourth" "switch greedy,t07"; do
   set -- $part
   files=$(ls "target/corpus/code-$1-smollm2.jsonl" "target/corpus/code-$1-gemma3-base.jsonl" 2>/dev/null || true)
   if [ -z "$files" ]; then
@@ -234,18 +234,6 @@ for part in "fresh greedy" "third greedy,t07" "fourth greedy,t07" "rp t07rp four
     done
   done
 done
-
-# The switch set (scripts/data/code_prompts_switch.txt: switches, matches and case statements
-# in ten languages), labelled by ../shared/tools/label.py only, not read by hand.
-files=$(ls target/corpus/code-switch-smollm2.jsonl target/corpus/code-switch-gemma3-base.jsonl 2>/dev/null || true)
-if [ -z "$files" ]; then
-  echo "skipped: no target/corpus/code-switch-*.jsonl (PROMPTS=scripts/data/code_prompts_switch.txt TAG=code-switch scripts/code_generations.sh)"
-elif [ -f "$shared/tools/label.py" ]; then
-  for f in $files; do
-    echo "-- switch prompts, $(basename "$f" .jsonl), balanced, pieces, label.py's labels"
-    $q --preset balanced --mode pieces "$f" | grep -v MISS
-  done
-fi
 
 echo "== 3. coding agents"
 if [ -f "$shared/corpus/coding_agents.jsonl" ]; then
