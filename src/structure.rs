@@ -187,7 +187,7 @@ impl LineCues {
             // byte before them is no longer held).
             self.named = match part {
                 [b':', after, ..] => path_joins(p0, *after),
-                [after, ..] => p0 == b':' && path_joins(b'a', *after),
+                [after, ..] => p0 == b':' && starts_name(*after),
                 [] => false,
             };
         }
@@ -237,7 +237,11 @@ fn escape(before: u8, c: u8, after: u8) -> bool {
 /// `::` between `before` and `after` joins a path: a name or number before it, a name after it
 /// (an IPv6 address's `fe80::1` has a number after it).
 fn path_joins(before: u8, after: u8) -> bool {
-    before.is_ascii_alphanumeric() && (after.is_ascii_alphabetic() || after == b'_')
+    before.is_ascii_alphanumeric() && starts_name(after)
+}
+
+fn starts_name(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
 }
 
 fn joins(before: u8, after: u8) -> bool {
