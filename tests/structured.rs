@@ -2612,3 +2612,33 @@ fn sections_headed_by_a_new_name_say_something_new() {
         assert_eq!(v.kind, LoopKind::NearLoop);
     }
 }
+
+/// People write a block of statements two or three times (a check repeated on purpose) and go
+/// on with a line of their own; a model's loop begins the block again. A block of lines in
+/// code halts once its next copy has begun with a word, not at the end of its third copy.
+#[test]
+fn a_block_written_three_times_then_left_is_not_a_loop() {
+    let block =
+        "        let reply = session.poll_next().await;\n        assert!(reply.is_none());\n\n";
+    let head = "    #[tokio::test]\n    async fn drained_session_stays_drained() -> Result<()> {\n        let mut session = open_session(&store).await?;\n        session.drain().await?;\n\n";
+    let human = format!(
+        "{head}{}        session.close().await?;\n        Ok(())\n    }}\n",
+        block.repeat(3)
+    );
+    for s in presets() {
+        let [a, b] = halts(&s, &human);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{human}");
+    }
+    // The same block written on halts, at balanced on the first line of its fourth copy
+    // (the head is five lines, a copy three).
+    let looped = format!("{head}{}", block.repeat(12));
+    for (k, s) in presets().iter().enumerate() {
+        for h in halts(s, &looped) {
+            let (line, v) = h.unwrap_or_else(|| panic!("no halt on\n{looped}"));
+            assert_eq!(v.kind, LoopKind::ExactLoop);
+            if k == 0 {
+                assert_eq!(line, 5 + 3 * 3, "{v:?}");
+            }
+        }
+    }
+}

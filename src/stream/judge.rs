@@ -9,7 +9,7 @@ use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
     is_filler, is_list_fill, is_rule_text, is_underline, is_word, patient, whole_tokens, Numbers,
-    TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES,
+    TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, TEXT_RING,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -235,10 +235,15 @@ impl StreamGuard {
                         let may_wait = copies < CODE_LINE_COPIES
                             || block.iter().any(|p| memchr::memchr(b',', p).is_some());
                         let printed = |said: &[u8]| self.text.quoted_before(said, start);
-                        if may_wait
-                            && copies < unrolled::copies_to_halt(block, printed).unwrap_or(0)
-                        {
-                            action = action.min(Action::Warn);
+                        match may_wait.then(|| unrolled::copies_to_halt(block, printed)) {
+                            Some(Some(n)) if copies < n => action = action.min(Action::Warn),
+                            // A block of several lines halts once its next copy has begun:
+                            // people write a block two or three times and go on with a line
+                            // of their own, a model's loop writes the first line again.
+                            Some(None) if !self.next_copy_begun(&f, onset_byte, now) => {
+                                action = action.min(Action::Warn)
+                            }
+                            _ => {}
                         }
                     }
                 }
@@ -285,6 +290,65 @@ impl StreamGuard {
             at: sym,
             confidence: f.confidence,
         }
+    }
+
+    /// Whether the exact loop `f` (from byte `onset_byte`) holds the copies a halt needs and
+    /// then a word of one more. Its copies are counted from the first line it holds from that
+    /// line's start: the first copy found may begin with the end of the line before it.
+    fn next_copy_begun(&self, f: &Finding, onset_byte: Option<u64>, now: u64) -> bool {
+        // A loop older than the bytes held is long past any block people write out.
+        let Some(onset) = onset_byte else {
+            return true;
+        };
+        let Some((a, b)) = self.text.bytes_from(onset) else {
+            return true;
+        };
+        let first_line = if self.opens_its_line(onset) {
+            onset
+        } else {
+            let line_break =
+                memchr::memchr(b'\n', a).or_else(|| memchr::memchr(b'\n', b).map(|i| a.len() + i));
+            match line_break {
+                Some(i) => onset + i as u64 + 1,
+                None => return true,
+            }
+        };
+        // The first symbol that begins at or after that line's first byte.
+        let mut s = self.text.onset_symbol(Some(first_line), now);
+        if self.text_byte(s, now).is_some_and(|b| b < first_line) {
+            s += 1;
+        }
+        let period = f.period.max(1) as u64;
+        let aligned = now.saturating_sub(s);
+        let past = aligned % period;
+        if aligned / period < self.config.inner.settings.halt_copies as u64 || past == 0 {
+            return false;
+        }
+        self.text_byte(now - past, now)
+            .and_then(|from| self.text.bytes_from(from))
+            .map_or(true, |(x, y)| holds_a_word([x, y]))
+    }
+
+    /// Whether only white space stands before byte `at` on its line (as far as held).
+    fn opens_its_line(&self, at: u64) -> bool {
+        let held = self.text.bytes.saturating_sub(TEXT_RING as u64);
+        let from = at.saturating_sub(CODE_LINE).max(held).min(at);
+        let Some((a, b)) = self.text.bytes_from(from) else {
+            return false;
+        };
+        let n = (at - from) as usize;
+        let (a, b) = (
+            &a[..n.min(a.len())],
+            &b[..n.saturating_sub(a.len()).min(b.len())],
+        );
+        for &c in b.iter().rev().chain(a.iter().rev()) {
+            match c {
+                b'\n' => return true,
+                b' ' | b'\t' => {}
+                _ => return false,
+            }
+        }
+        from == 0
     }
 
     /// In code, a repetition inside the line being read, while that line is no longer than
@@ -598,4 +662,12 @@ fn block_from<'t>(a: &'t [u8], b: &'t [u8], from: u64, start: u64) -> [&'t [u8];
     } else {
         [&[], &b[(skip - a.len()).min(b.len())..]]
     }
+}
+
+/// The bytes (two parts) hold a word: the next copy of a loop has begun saying something,
+/// not only the line break and indentation any next line begins with.
+fn holds_a_word(parts: [&[u8]; 2]) -> bool {
+    parts
+        .iter()
+        .any(|p| p.iter().any(u8::is_ascii_alphanumeric))
 }

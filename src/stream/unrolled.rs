@@ -9,8 +9,11 @@ use crate::text::{trim_ascii, BUFFER_BYTES};
 /// Copies of one line of code written out verbatim before they halt. In 3.8 M tokens of
 /// human code (`scripts/code_corpus.py`, C and C++ included) the longest such runs are five
 /// (`ecp_nistz256_point_double(r, r);`) and four; a block of two to four lines with a word
-/// in it never stands three times in a row, but for `NULL` slots (see `is_filler`) and one
-/// call wrapped over five lines, written three times (see `one_line`).
+/// in it never stands three times in a row there, but for `NULL` slots (see `is_filler`) and
+/// one call wrapped over five lines, written three times (see `one_line`). Later sets have
+/// such blocks three times in tests (sqlx's, datafusion's, Go's `archive/tar`), each followed
+/// by a line of its own: a block of several lines halts only once its next copy has begun
+/// (the judge's `next_copy_begun`).
 pub(super) const CODE_LINE_COPIES: u32 = 8;
 
 /// Copies of a line of prose in code (a comment that says something, a sentence in a string,
