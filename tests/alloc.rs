@@ -218,3 +218,45 @@ fn the_c_abi_push_and_pool_batch_never_allocate() {
         lg_stream_free(s);
     }
 }
+
+/// Code loops take the judge's paths for code (a declaration made again, a statement
+/// unrolled, a block written again, a ladder, a list filled with one item, a key given
+/// again): none of them allocates either, with pieces or as text.
+#[test]
+fn code_loops_never_allocate() {
+    let loops = [
+        "int main(void) {\n".to_string() + &"    private int color;\n".repeat(40),
+        "fn main() {\n".to_string() + &"    point_double(r, r);\n".repeat(40),
+        "def f():\n".to_string()
+            + &"    reply = session.poll()\n    assert reply is None\n\n".repeat(20),
+        "switch (n) {\n".to_string()
+            + &(0..60)
+                .map(|i| format!("    case {i}: return lane({i});\n"))
+                .collect::<String>(),
+        "let table = [\n".to_string() + &"    Token::U8(0),\n".repeat(60),
+        "config = {\n".to_string() + &"    \"name\": \"value\",\n".repeat(40),
+    ];
+    let config = StreamConfig::new(&StreamSettings::preset(Preset::Balanced)).unwrap();
+    let mut guard = StreamGuard::new(&config);
+    let mut halts = 0;
+    let n = count(|| {
+        for text in &loops {
+            guard.reset();
+            for word in text.split_inclusive([' ', '\n']) {
+                let id = word
+                    .bytes()
+                    .fold(7u32, |h, b| h.wrapping_mul(31) ^ b as u32)
+                    % 50_000;
+                let v = guard.push_token(id, Some(word.as_bytes()));
+                if v.action == Action::Halt {
+                    halts += 1;
+                    break;
+                }
+            }
+            guard.reset();
+            halts += common::feed_text(&mut guard, text.as_bytes(), 7).is_some() as u32;
+        }
+    });
+    assert_eq!(n, 0);
+    assert!(halts >= 8, "the loops halt ({halts})");
+}

@@ -406,25 +406,36 @@ fn declares_again(line: &[u8]) -> bool {
         Some(i) => &statement[..i],
         None => statement,
     };
-    let words: Vec<&[u8]> = declared
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let [head @ .., name] = words.as_slice() else {
-        return false;
-    };
-    // `Node *head`: the pointer's star belongs to the type.
-    let name = &name[name.iter().take_while(|b| matches!(b, b'*' | b'&')).count()..];
     let is_name = |w: &[u8]| {
         w.first()
             .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
             && w.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_')
     };
-    let typeish = |w: &&[u8]| {
+    let typeish = |w: &[u8]| {
         w.iter()
             .all(|b| b.is_ascii_alphanumeric() || b"_:<>,[]*&.".contains(b))
     };
-    !head.is_empty() && !ACTS.contains(&head[0]) && head.iter().all(typeish) && is_name(name)
+    // The words before the last (the type and its modifiers, led by no keyword that acts),
+    // read as they come: nothing is collected, this runs while a guard pushes.
+    let mut words = declared
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty());
+    let Some(mut last) = words.next() else {
+        return false;
+    };
+    if ACTS.contains(&last) {
+        return false;
+    }
+    let mut head = false;
+    for word in words {
+        if !typeish(last) {
+            return false;
+        }
+        (last, head) = (word, true);
+    }
+    // `Node *head`: the pointer's star belongs to the type.
+    let name = &last[last.iter().take_while(|b| matches!(b, b'*' | b'&')).count()..];
+    head && is_name(name)
 }
 
 /// The line a one-line block holds, from its start: the bytes after the block's line break,
