@@ -57,10 +57,14 @@ fn the_counter_counts() {
     assert!(count(|| drop(StreamGuard::new(&config))) > 0);
 }
 
-/// Every push path, over real model output with loops, warnings and halts, allocates nothing.
+/// Every push path, over real model output with loops, warnings and halts and over people's
+/// code, allocates nothing.
 #[test]
 fn pushes_never_allocate() {
-    let records = common::load("smollm2-sample.jsonl");
+    // Model prose with loops, and people's code in thirteen languages (the judge's paths
+    // for code, tables and data).
+    let mut records = common::load("smollm2-sample.jsonl");
+    records.extend(common::load("code-sample.jsonl"));
     let mut settings = StreamSettings::preset(Preset::Strict);
     settings.breakers.push("</think>".into());
     settings.exempt.push("never matches in this corpus".into());
