@@ -2642,3 +2642,48 @@ fn a_block_written_three_times_then_left_is_not_a_loop() {
         }
     }
 }
+
+/// A block of statements over fresh names: a call and an assertion for each name.
+fn statement_block(names: &[(String, String)]) -> String {
+    names
+        .iter()
+        .zip(["open", "read", "seek"])
+        .map(|((v, f), act)| {
+            format!("        let {v}_{act} = {f}_{act}(&session).await?;\n        assert!({v}_{act}.is_ok());\n")
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+
+    /// A block of two to six lines written two or three times over and then left for a line
+    /// of its own never halts; written on, it halts by the first line of its fourth copy at
+    /// balanced, and at lenient too.
+    #[test]
+    fn blocks_written_a_few_times_and_left_never_halt_and_written_on_halt(
+        names in proptest::collection::vec((name(), name()), 1..4),
+        copies in 2usize..4,
+        after in name(),
+        blank in any::<bool>(),
+    ) {
+        let sep = if blank { "\n" } else { "" };
+        let block = statement_block(&names) + sep;
+        let head = "    #[tokio::test]\n    async fn checks() -> Result<()> {\n        let session = open().await?;\n";
+        let human = format!("{head}{}        {after}(&session).await?;\n        Ok(())\n    }}\n", block.repeat(copies));
+        for s in presets() {
+            prop_assert_eq!(halts(&s, &human).map(|h| h.is_none()), [true, true], "{}", human);
+        }
+        let looped = format!("{head}{}", block.repeat(16));
+        let lines = block.matches('\n').count();
+        for (k, s) in presets().iter().enumerate() {
+            for h in halts(s, &looped) {
+                let (line, _) = h.ok_or_else(|| TestCaseError::fail(format!("no halt on\n{looped}")))?;
+                if k == 0 {
+                    // The head is three lines; the fourth copy's first line is read by then.
+                    prop_assert!(line <= 3 + 3 * lines + 2, "line {} of\n{}", line, looped);
+                }
+            }
+        }
+    }
+}

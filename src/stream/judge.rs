@@ -296,11 +296,17 @@ impl StreamGuard {
     /// then a word of one more. Its copies are counted from the first line it holds from that
     /// line's start: the first copy found may begin with the end of the line before it.
     fn next_copy_begun(&self, f: &Finding, onset_byte: Option<u64>, now: u64) -> bool {
-        // A loop older than the bytes held is long past any block people write out.
-        let Some(onset) = onset_byte else {
+        let period = f.period.max(1) as u64;
+        let bytes = self.text.bytes;
+        let Some(last) = self.text_byte(now - period, now) else {
             return true;
         };
-        let Some((a, b)) = self.text.bytes_from(onset) else {
+        // Bytes of a copy (the last one's: copies of tokens are copies of their bytes), and
+        // where the loop began, reckoned by them when its first symbol's byte is forgotten.
+        let copy = bytes - last;
+        let onset = onset_byte.or_else(|| bytes.checked_sub(f.span as u64 * copy / period));
+        // A loop older than the bytes held is long past any block people write out.
+        let Some((onset, (a, b))) = onset.and_then(|o| Some((o, self.text.bytes_from(o)?))) else {
             return true;
         };
         let first_line = if self.opens_its_line(onset) {
@@ -313,19 +319,31 @@ impl StreamGuard {
                 None => return true,
             }
         };
-        // The first symbol that begins at or after that line's first byte.
-        let mut s = self.text.onset_symbol(Some(first_line), now);
-        if self.text_byte(s, now).is_some_and(|b| b < first_line) {
-            s += 1;
-        }
-        let period = f.period.max(1) as u64;
-        let aligned = now.saturating_sub(s);
-        let past = aligned % period;
-        if aligned / period < self.config.inner.settings.halt_copies as u64 || past == 0 {
+        // Whole copies from that line on, and the byte where the rest begins: counted in
+        // symbols from the first that begins on that line when it is still known, else in
+        // bytes.
+        let s = self.text.onset_symbol(Some(first_line), now);
+        let (copies, rest) = match self.text_byte(s, now) {
+            Some(b) if b <= first_line => {
+                let s = if b < first_line { s + 1 } else { s };
+                let aligned = now.saturating_sub(s);
+                let past = aligned % period;
+                let rest = if past == 0 {
+                    Some(bytes)
+                } else {
+                    self.text_byte(now - past, now)
+                };
+                (aligned / period, rest)
+            }
+            _ => {
+                let aligned = bytes - first_line.min(bytes);
+                (aligned / copy.max(1), Some(bytes - aligned % copy.max(1)))
+            }
+        };
+        if copies < self.config.inner.settings.halt_copies as u64 {
             return false;
         }
-        self.text_byte(now - past, now)
-            .and_then(|from| self.text.bytes_from(from))
+        rest.and_then(|from| self.text.bytes_from(from))
             .map_or(true, |(x, y)| holds_a_word([x, y]))
     }
 
