@@ -2687,3 +2687,27 @@ proptest! {
         }
     }
 }
+
+/// A terminal UI's expected screen in a test: a frame's side written on each row, in quotes,
+/// as tall as the widget (ratatui's table tests draw ten). A drawing's row is judged as a
+/// drawing: only a picture taller than a screen halts.
+#[test]
+fn a_frame_drawn_in_a_test_is_a_drawing() {
+    let screen = |rows: usize| {
+        format!(
+            "    let expected = Buffer::with_lines([\n        \"┌Title───────────────────────┐\",\n{}        \"└────────────────────────────┘\",\n    ]);\n    assert_eq!(terminal.backend().buffer(), &expected);\n",
+            "        \"│                            │\",\n".repeat(rows)
+        )
+    };
+    let human = screen(12);
+    for s in presets() {
+        let [a, b] = halts(&s, &human);
+        assert!(a.is_none() && b.is_none(), "{a:?} {b:?}");
+    }
+    let endless = screen(400);
+    for s in presets() {
+        for h in halts(&s, &endless) {
+            assert!(h.is_some(), "a frame taller than a screen halts");
+        }
+    }
+}

@@ -508,12 +508,15 @@ impl StreamGuard {
         // One line of code written out verbatim again and again halts from
         // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
         // may be one symbol, whose loop would wait for a word stutter's count). A line of
-        // data or filler (`NULL,` slots) is judged as data is, by the symbols' loop.
+        // data or filler (`NULL,` slots) is judged as data is, by the symbols' loop, and a
+        // drawing's row (a frame's side in a test's expected screen) as a drawing is: only
+        // past a screen's height.
         let unrolled_past = f.period == 1
             && text.lines_numbers == Numbers::Same
             && f.span >= CODE_LINE_COPIES
             && !self.last_line_is_data()
-            && f.span >= self.last_line_fill_copies();
+            && f.span >= self.last_line_fill_copies()
+            && (f.span >= DRAWING_ROWS || !self.last_line_is_drawing());
         // Lines whose only changing numbers sit in names (`#:cs-mode-m680x-6301`, `-6309`)
         // name a different thing each, as records do.
         let named_list = text.lines_numbers == Numbers::Varied && text.lines_in_names;
@@ -624,6 +627,14 @@ impl StreamGuard {
         start
             .and_then(|s| self.text.bytes_from(s))
             .is_some_and(|(a, b)| is_data(&[a, b]) || is_filler(&[a, b]) || is_digit_fill([a, b]))
+    }
+
+    /// The last whole line is a drawing's row (see `is_drawing`).
+    fn last_line_is_drawing(&self) -> bool {
+        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
+        start
+            .and_then(|s| self.text.bytes_from(s))
+            .is_some_and(|(a, b)| is_drawing([a, b]))
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.

@@ -305,14 +305,28 @@ pub(crate) fn is_filler(parts: &[&[u8]]) -> bool {
     words > 0
 }
 
-/// The text is a drawing: rows of spaces and punctuation, at least one line break and no
-/// letter or digit (ASCII art, a chart's axis and bars, a table's frame).
+/// The text is a drawing: rows of spaces, punctuation and the drawing characters of Unicode
+/// (box drawing, U+2500 to U+257F, and block elements, U+2580 to U+259F), at least one line
+/// break and no letter or digit (ASCII art, a chart's axis and bars, a table's frame, a
+/// terminal UI's expected buffer, a spinner's frames). The text may begin or end inside a
+/// character.
 pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
-    let mut rows = false;
+    // 0: between characters; 1: after the lead byte `E2`; 2: one continuation byte to come;
+    // 3: one continuation byte of a block element (`80` to `9F`) to come.
+    let (mut state, mut begun, mut rows) = (0u8, false, false);
     for &c in parts[0].iter().chain(parts[1]) {
-        if c.is_ascii_alphanumeric() || c >= 0x80 {
-            return false;
-        }
+        state = match (state, c) {
+            // The tail of a character cut at the text's start.
+            (0, 0x80..=0xbf) if !begun => 0,
+            (0, 0xe2) => 1,
+            (0, _) if c.is_ascii_alphanumeric() || c >= 0x80 => return false,
+            (0, _) => 0,
+            (1, 0x94 | 0x95) => 2,
+            (1, 0x96) => 3,
+            (2, 0x80..=0xbf) | (3, 0x80..=0x9f) => 0,
+            _ => return false,
+        };
+        begun |= c < 0x80 || c >= 0xc0;
         rows |= c == b'\n';
     }
     rows
@@ -453,6 +467,36 @@ mod tests {
     fn cut(s: &str, at: usize) -> [&[u8]; 2] {
         let (a, b) = s.as_bytes().split_at(at);
         [a, b]
+    }
+
+    #[test]
+    fn box_drawing_and_block_elements_draw_and_other_scripts_do_not() {
+        for yes in [
+            "    \"│                │\",\n",
+            "┌──────┐\n│      │\n└──────┘\n",
+            "  \"█████▁▁▁▁▁\",\n",
+            "░░▒▒▓▓\n",
+        ] {
+            // However the text is cut, inside a character too.
+            for at in 0..=yes.len() {
+                assert!(is_drawing(cut(yes, at)), "{yes:?} cut at {at}");
+            }
+            // And from inside its first character.
+            assert!(is_drawing([&yes.as_bytes()[1..], b""]) || yes.is_char_boundary(1));
+        }
+        for no in [
+            "│ é │\n",
+            "│ 猫 │\n",
+            "│ x │\n",
+            "│ 1 │\n",
+            "│ … │\n",
+            "│    │",
+            "★ ★\n",
+        ] {
+            for at in 0..=no.len() {
+                assert!(!is_drawing(cut(no, at)), "{no:?} cut at {at}");
+            }
+        }
     }
 
     #[test]
