@@ -326,7 +326,7 @@ pub(crate) fn is_drawing(parts: [&[u8]; 2]) -> bool {
             (2, 0x80..=0xbf) | (3, 0x80..=0x9f) => 0,
             _ => return false,
         };
-        begun |= c < 0x80 || c >= 0xc0;
+        begun |= !(0x80..0xc0).contains(&c);
         rows |= c == b'\n';
     }
     rows
