@@ -2711,3 +2711,30 @@ fn a_frame_drawn_in_a_test_is_a_drawing() {
         }
     }
 }
+
+/// A short import written again and again is too short for a loop of symbols to cover the
+/// span a halt needs, and as lines it waited for a statement's eighth copy: read as lines it
+/// halts from its fourth, as nobody imports a thing twice in a row. Short keys are not judged
+/// by their shape as lines: people write them four times and more (`_: usize,` for each
+/// unused parameter).
+#[test]
+fn a_short_import_written_on_halts_at_its_fourth_copy_as_lines() {
+    let head = "#include <stdio.h>\n#include <string.h>\n";
+    let looped = format!("{head}{}", "#include <math.h>\n".repeat(20));
+    let balanced = StreamSettings::preset(Preset::Balanced);
+    for (way, h) in halts(&balanced, &looped).iter().enumerate() {
+        let (line, v) = h.unwrap_or_else(|| panic!("way {way} did not halt"));
+        // The head is two lines, and the first `math.h` is the first copy.
+        assert!(line <= 2 + 4 + 1, "way {way} halted at line {line}: {v:?}");
+    }
+    let human = [format!(
+            "impl Backend for Dummy {{\n    fn conv(\n        &self,\n{}    ) -> Result<()> {{\n        fail()\n    }}\n}}\n",
+            "        _: usize,\n".repeat(6)
+    )];
+    for text in &human {
+        for s in presets() {
+            let got = halts(&s, text).map(|h| h.map(|(_, v)| v));
+            assert_eq!(got, [None, None], "{text}");
+        }
+    }
+}

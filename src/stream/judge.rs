@@ -506,16 +506,18 @@ impl StreamGuard {
             && (!indexed || copies > INDEXED_LADDER_COPIES)
             && !names_new;
         // One line of code written out verbatim again and again halts from
-        // `CODE_LINE_COPIES`, as the same loop read as symbols does (as text a whole line
-        // may be one symbol, whose loop would wait for a word stutter's count). A line of
-        // data or filler (`NULL,` slots) is judged as data is, by the symbols' loop, and a
-        // drawing's row (a frame's side in a test's expected screen) as a drawing is: only
-        // past a screen's height.
-        let unrolled_past = f.period == 1
+        // `CODE_LINE_COPIES`, an import from its fourth copy, an item of a list once it fills
+        // a buffer (`unrolled::line_copies`), as the same loop read as symbols does (as text
+        // a whole line may be one symbol, and a short line's loop of symbols waits for the
+        // span a halt needs). A line of data or filler (`NULL,` slots) is judged as data is,
+        // by the symbols' loop, and a drawing's row (a frame's side in a test's expected
+        // screen) as a drawing is: only past a screen's height.
+        let unrolled_past = text.lines_structured
+            && f.period == 1
             && text.lines_numbers == Numbers::Same
-            && f.span >= CODE_LINE_COPIES
+            && f.span >= self.config.inner.settings.halt_copies
             && !self.last_line_is_data()
-            && f.span >= self.last_line_fill_copies()
+            && f.span >= self.last_line_copies()
             && (f.span >= DRAWING_ROWS || !self.last_line_is_drawing());
         // Lines whose only changing numbers sit in names (`#:cs-mode-m680x-6301`, `-6309`)
         // name a different thing each, as records do.
@@ -541,7 +543,7 @@ impl StreamGuard {
         }
         // `line_halt_copies = 0` turns line halts off, ladders included.
         let lines_halt = line_halt_copies > 0;
-        if action == Action::Warn && lines_halt && ladder {
+        if action == Action::Warn && lines_halt && (ladder || unrolled_past) {
             action = Action::Halt;
         }
         // In structured text a warning too needs more than repetition, which is how such text
@@ -610,14 +612,23 @@ impl StreamGuard {
         }
     }
 
-    /// Copies the last whole line needs to halt when it is an item of a list (see
-    /// `unrolled::list_item_copies`); 0 for any other line.
-    fn last_line_fill_copies(&self) -> u32 {
+    /// Copies of the last whole line, written out verbatim in code, that halt when read as
+    /// lines (see `unrolled::line_copies`), as much later as the preset waits for lines
+    /// written again, and never fewer than any loop needs.
+    fn last_line_copies(&self) -> u32 {
+        let s = &self.config.inner.settings;
         let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
-        start
-            .and_then(|s| self.text.bytes_from(s))
-            .and_then(|(a, b)| unrolled::list_item_copies([a, b]))
-            .unwrap_or(0)
+        let shape = start
+            .and_then(|start| self.text.bytes_from(start))
+            .and_then(|(a, b)| {
+                // The line and its break, not what the next line has begun with.
+                let (a, b) = match memchr::memchr(b'\n', a) {
+                    Some(i) => (&a[..=i], &[][..]),
+                    None => (a, &b[..memchr::memchr(b'\n', b).map_or(b.len(), |i| i + 1)]),
+                };
+                unrolled::line_copies([a, b])
+            });
+        patient(shape.unwrap_or(CODE_LINE_COPIES), s.line_halt_copies).max(s.halt_copies)
     }
 
     /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all,

@@ -88,14 +88,24 @@ fn same_lines<'l>(block: &[u8], rotated: &'l mut [u8; 256]) -> Option<(&'l [u8],
     Some((&line[indent..], k as u32))
 }
 
-/// Copies of one line of code, held as two parts, before it halts when it is an item of a
-/// list (see [`list_item`]); `None` for any other line.
-pub(super) fn list_item_copies(parts: [&[u8]; 2]) -> Option<u32> {
+/// Copies of one line of code, held as two parts, before it halts when read as lines (the
+/// line detector reads lines too short for a loop of symbols to cover the span a halt needs):
+/// an import from `PROSE_LINE_COPIES` (importing a thing again does nothing, and people never
+/// write it twice in a row), an item of a list as many as fill a buffer (see [`list_item`]);
+/// `None` for any other line, which halts from `CODE_LINE_COPIES`. A comment or a key given
+/// again is not judged by its shape here: short ones stand four times and more in people's
+/// code (`//\tptr ptr INT ptr ptr` drawing a frame's layout, `_: usize,` for each unused
+/// parameter), where a loop of symbols never halts them for want of span.
+pub(super) fn line_copies(parts: [&[u8]; 2]) -> Option<u32> {
     let mut buf = [0u8; 256];
     let block = joined(parts, &mut buf);
     let mut rotated = [0u8; 256];
     let line = line_of(block, &mut rotated);
-    list_item(line).then(|| fill_copies(block.len()))
+    if imports(line) {
+        Some(PROSE_LINE_COPIES)
+    } else {
+        list_item(line).then(|| fill_copies(block.len()))
+    }
 }
 
 /// Copies of a list's item, `len` bytes a line, that fill a buffer spelled out
@@ -341,7 +351,9 @@ fn same_value_again(line: &[u8]) -> bool {
 /// the line's start, a colon, and a value on the same line. An object, a mapping, a rule of
 /// style or a list of parameters holds a key once, so the same line right after itself names
 /// nothing new: in 16,400 chunks of human code and documents it never stands twice in a row in
-/// code. Not `std::io` or `http://`, and not a line that ends at its colon (`else:`, a label).
+/// code. Not `std::io` or `http://`, not a line that ends at its colon (`else:`, a label), and
+/// not `_`, the name of a parameter left unused, which candle's dummy backends give six times
+/// in a row.
 fn same_key_again(line: &[u8]) -> bool {
     let key = match line.first() {
         Some(&q @ (b'"' | b'\'')) => memchr::memchr(q, &line[1..]).map(|i| i + 2),
@@ -352,7 +364,9 @@ fn same_key_again(line: &[u8]) -> bool {
         ),
         _ => None,
     };
-    let Some(key) = key else {
+    // `_` is the name of what has none (an unused parameter, `_: usize,` for each): it
+    // stands any number of times.
+    let Some(key) = key.filter(|&k| line[..k].iter().any(|&b| b != b'_')) else {
         return false;
     };
     let rest = &line[key..];
@@ -566,6 +580,9 @@ mod tests {
         assert!(!key("    case 3: return x;\n"));
         assert!(!key("    x = y\n"));
         assert!(!key("    - item: 1\n"), "a list item is judged as such");
+        assert!(!key("        _: usize,\n"), "`_` names what has no name");
+        assert!(!key("    __: &Layout,\n"));
+        assert!(key("    _id: usize,\n"));
     }
 
     #[test]
