@@ -298,7 +298,7 @@ impl StreamGuard {
     fn next_copy_begun(&self, f: &Finding, onset_byte: Option<u64>, now: u64) -> bool {
         let period = f.period.max(1) as u64;
         let bytes = self.text.bytes;
-        let Some(last) = self.text_byte(now - period, now) else {
+        let Some(last) = self.text_byte(now.saturating_sub(period), now) else {
             return true;
         };
         // Bytes of a copy (the last one's: copies of tokens are copies of their bytes), and
