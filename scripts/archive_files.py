@@ -18,12 +18,16 @@ into records of about --chunk bytes: {"id": "notes:<project>/<path>:<chunk index
 With --headers, every `.h`, `.hh` and `.hpp` file of the Python projects' source
 distributions instead (googletest, highway, xsimd, fast_float and others vendored by mypy,
 numpy, pandas, pillow, …); ids begin with "h:". With --crates --rust, every `.rs` file of the
-crates (their sources, tests, benches and examples); ids begin with "rs:".
+crates (their sources, tests, benches and examples); ids begin with "rs:". With --tests, every
+Python test file of the Python projects' source distributions (`test_*.py`, `*_test.py`,
+`conftest.py`, and `.py` files under a `tests/` or `test/` directory): the genre where people
+write a check again on purpose; ids begin with "py-test:".
 
     python3 scripts/archive_files.py target/quality/release-notes.jsonl [--chunk 4000]
     python3 scripts/archive_files.py --crates target/quality/release-notes-crates.jsonl
     python3 scripts/archive_files.py --headers --tokens target/quality/sdist-headers.jsonl
     python3 scripts/archive_files.py --crates --rust target/quality/crates-rust.jsonl
+    python3 scripts/archive_files.py --tests target/quality/sdist-tests.jsonl
 
 --tokens cuts each file into records of 1,000 SmolLM2 tokens with their ids and pieces (as
 scripts/code_corpus.py does), for examples/quality --mode pieces as well as text.
@@ -128,6 +132,15 @@ def members(path, exts):
                     continue
 
 
+def python_tests(path):
+    """(member name, text) of every Python test file in the tarball."""
+    for name, text in members(path, (".py",)):
+        base = os.path.basename(name)
+        in_tests = "/tests/" in name or "/test/" in name
+        if in_tests or base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py":
+            yield name, text
+
+
 def notes(path):
     """(member name, text) of every release-notes file in the tarball."""
     with tarfile.open(path) as tar:
@@ -158,6 +171,7 @@ def main():
     ap.add_argument("--crates", action="store_true", help="the crates pinned here, not PyPI's")
     ap.add_argument("--headers", action="store_true", help="C/C++ headers, not release notes")
     ap.add_argument("--rust", action="store_true", help="with --crates: their Rust sources")
+    ap.add_argument("--tests", action="store_true", help="the Python projects' test files")
     ap.add_argument(
         "--tokens",
         action="store_true",
@@ -188,6 +202,8 @@ def main():
                 kind, read = "h", functools.partial(members, exts=(".h", ".hh", ".hpp"))
             elif args.rust:
                 kind, read = "rs", functools.partial(members, exts=(".rs",))
+            elif args.tests:
+                kind, read = "py-test", python_tests
             else:
                 kind, read = "notes", notes
             for name, text in read(path):

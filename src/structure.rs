@@ -628,7 +628,7 @@ impl Structure {
             || columns
             || (self.indent > 0 && self.code_run > 0)
         {
-            return if matches!(lead.first(), Some(b'<' | b'@')) {
+            return if opens_markup(lead) {
                 LineKind::Markup
             } else {
                 LineKind::Code
@@ -649,10 +649,20 @@ impl Structure {
                 LineKind::Heading
             };
         }
-        if matches!(lead.first(), Some(b'<' | b'@')) || lead.starts_with(b">>") {
+        if opens_markup(lead) || lead.starts_with(b">>") {
             return LineKind::Markup;
         }
         LineKind::Prose
+    }
+}
+
+/// A line that opens with a tag or other markup (`<`, `@`), or with a string that opens with a
+/// tag (`'<option value="13">13</option>'`, `"</td>"`): markup written in code is markup.
+fn opens_markup(lead: &[u8]) -> bool {
+    match lead {
+        [b'<' | b'@', ..] => true,
+        [b'\'' | b'"', b'<', c] => c.is_ascii_alphabetic() || matches!(c, b'/' | b'!'),
+        _ => false,
     }
 }
 
@@ -732,5 +742,15 @@ mod tests {
             kind("offset of the deadbeef header, in bytes,"),
             LineKind::Data
         );
+    }
+
+    #[test]
+    fn a_string_that_opens_with_a_tag_is_markup() {
+        for yes in [&b"<op"[..], b"@me", b"'<o", b"\"</", b"'<!"] {
+            assert!(opens_markup(yes), "{:?}", String::from_utf8_lossy(yes));
+        }
+        for no in [&b"'< "[..], b"\"<=", b"'<1", b"x <", b"'<", b"\"a<"] {
+            assert!(!opens_markup(no), "{:?}", String::from_utf8_lossy(no));
+        }
     }
 }

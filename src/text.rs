@@ -61,6 +61,12 @@ const NOTHING_NEW: u32 = 1;
 /// hand.
 pub(crate) const NAMED_LADDER_COPIES: u32 = 64;
 
+/// Copies past which a counter ladder of markup halts. Markup has no loop statement, so an
+/// enumeration in it is written out, as long as what it enumerates: the 31 days of a month,
+/// the 32 registers of a processor (valgrind's target descriptions), twelve workspaces of
+/// three lines each (a GNOME keybinding schema).
+pub(crate) const MARKUP_LADDER_COPIES: u32 = 32;
+
 /// Copies of a ladder whose entries carry their index in a comment (`#  65 A`, `/* 58 */`)
 /// before it halts (a warning half way): a table numbered for its reader runs over its
 /// domain, up to a byte's 256 values (a key map, a signal table); a model's ladder does not

@@ -2738,3 +2738,40 @@ fn a_short_import_written_on_halts_at_its_fourth_copy_as_lines() {
         }
     }
 }
+
+/// A form's expected HTML in a test: a `<select>` of the days of a month, an option a line,
+/// as markup or in Python strings. Markup has no loop statement, so a count in it is written
+/// out to its end: it halts only past a markup ladder's copies, as the ladder of its lines
+/// does; options written on past them halt.
+#[test]
+fn the_days_of_a_month_in_markup_are_written_out() {
+    let options = |n: usize, quoted: bool| -> String {
+        (1..=n)
+            .map(|d| {
+                if quoted {
+                    format!("        '<option value=\"{d}\">{d}</option>'\n")
+                } else {
+                    format!("        <option value=\"{d}\">{d}</option>\n")
+                }
+            })
+            .collect()
+    };
+    for quoted in [false, true] {
+        let open = if quoted { "    html = (\n" } else { "    html = \"\"\"\n" };
+        let close = if quoted { "    )\n" } else { "    \"\"\"\n" };
+        let form = format!(
+            "def test_render(self):\n{open}{}{close}    self.check_html(widget, 'mydate', '', html)\n",
+            options(31, quoted)
+        );
+        for s in presets() {
+            let [a, b] = halts(&s, &form);
+            assert!(a.is_none() && b.is_none(), "{a:?} {b:?} on\n{form}");
+        }
+        let endless = format!("def test_render(self):\n{open}{}", options(200, quoted));
+        for s in presets() {
+            for h in halts(&s, &endless) {
+                assert!(h.is_some(), "200 options halt (quoted: {quoted})");
+            }
+        }
+    }
+}

@@ -9,7 +9,8 @@ use crate::stutter::{self, STUTTER_HALT, STUTTER_WARN};
 use crate::text::{
     is_data, is_digit_fill, is_drawing, is_drawn_pattern, is_empty_comment, is_escaped_fill,
     is_filler, is_list_fill, is_rule_text, is_underline, is_word, patient, whole_tokens, Numbers,
-    TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES, TEXT_RING,
+    TextFinding, BUFFER_BYTES, CODE_LINE, INDEXED_LADDER_COPIES, MARKUP_LADDER_COPIES,
+    NAMED_LADDER_COPIES, TEXT_RING,
 };
 use crate::verdict::{Action, LoopKind, Unit, Verdict};
 
@@ -29,12 +30,6 @@ const BLOCK_LADDER_COPIES: u32 = 5;
 /// their own key, a date or an issue number: a change log's entries): a change log lists
 /// release after release, but not two dozen saying one thing.
 const RECORD_FACTOR: u32 = 3;
-
-/// Copies past which a counter ladder of markup halts. Markup has no loop statement, so an
-/// enumeration in it is written out, as long as what it enumerates: the 31 days of a month,
-/// the 32 registers of a processor (valgrind's target descriptions), twelve workspaces of
-/// three lines each (a GNOME keybinding schema).
-const MARKUP_LADDER_COPIES: u32 = 32;
 
 /// How much longer than `halt_span` a loop of data (a block without words) must run before it
 /// halts. The longest exact runs of data in 3.2 M tokens of human code cover 135 tokens (a

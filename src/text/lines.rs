@@ -4,8 +4,8 @@
 
 use super::nesting::{nest_bounds, Nest};
 use super::{
-    patient, trim_ascii, Numbers, TextState, INDEXED_LADDER_COPIES, NAMED_LADDER_COPIES,
-    NOTHING_NEW, TEXT_RING,
+    patient, trim_ascii, Numbers, TextState, INDEXED_LADDER_COPIES, MARKUP_LADDER_COPIES,
+    NAMED_LADDER_COPIES, NOTHING_NEW, TEXT_RING,
 };
 use crate::engine::Finding;
 use crate::template::Run;
@@ -488,6 +488,15 @@ impl TextState {
         {
             return Finding::default();
         }
+        // Markup has no loop statement: a count written in it a line a rung (the 31 days of a
+        // month as `<option value="24">24</option>`) is written out to its end, and halts
+        // only past `MARKUP_LADDER_COPIES`, as a ladder of markup lines does.
+        let markup = self.markup_lines & 0xf == 0xf;
+        let count_halt = if markup {
+            count_halt.max(MARKUP_LADDER_COPIES + 1)
+        } else {
+            count_halt
+        };
         let level = if c.rungs >= count_halt && self.line_halt > 0 {
             Action::Halt
         } else {
