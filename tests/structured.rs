@@ -2757,7 +2757,11 @@ fn the_days_of_a_month_in_markup_are_written_out() {
             .collect()
     };
     for quoted in [false, true] {
-        let open = if quoted { "    html = (\n" } else { "    html = \"\"\"\n" };
+        let open = if quoted {
+            "    html = (\n"
+        } else {
+            "    html = \"\"\"\n"
+        };
         let close = if quoted { "    )\n" } else { "    \"\"\"\n" };
         let form = format!(
             "def test_render(self):\n{open}{}{close}    self.check_html(widget, 'mydate', '', html)\n",
