@@ -2714,7 +2714,8 @@ fn a_frame_drawn_in_a_test_is_a_drawing() {
 
 /// A short import written again and again is too short for a loop of symbols to cover the
 /// span a halt needs, and as lines it waited for a statement's eighth copy: read as lines it
-/// halts from its fourth, as nobody imports a thing twice in a row. Short keys are not judged
+/// halts from its fourth, as nobody imports a thing twice in a row, and so does a short
+/// output statement. Short keys are not judged
 /// by their shape as lines: people write them four times and more (`_: usize,` for each
 /// unused parameter).
 #[test]
@@ -2725,6 +2726,15 @@ fn a_short_import_written_on_halts_at_its_fourth_copy_as_lines() {
     for (way, h) in halts(&balanced, &looped).iter().enumerate() {
         let (line, v) = h.unwrap_or_else(|| panic!("way {way} did not halt"));
         // The head is two lines, and the first `math.h` is the first copy.
+        assert!(line <= 2 + 4 + 1, "way {way} halted at line {line}: {v:?}");
+    }
+    // So does a short output statement: people print one thing three times in a row at most.
+    let printed = format!(
+        "def main():\n    a, b = 2, 3\n{}",
+        "    print(a + b)\n".repeat(20)
+    );
+    for (way, h) in halts(&balanced, &printed).iter().enumerate() {
+        let (line, v) = h.unwrap_or_else(|| panic!("way {way} did not halt on prints"));
         assert!(line <= 2 + 4 + 1, "way {way} halted at line {line}: {v:?}");
     }
     let human = [format!(

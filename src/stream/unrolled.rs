@@ -91,7 +91,8 @@ fn same_lines<'l>(block: &[u8], rotated: &'l mut [u8; 256]) -> Option<(&'l [u8],
 /// Copies of one line of code, held as two parts, before it halts when read as lines (the
 /// line detector reads lines too short for a loop of symbols to cover the span a halt needs):
 /// an import from `PROSE_LINE_COPIES` (importing a thing again does nothing, and people never
-/// write it twice in a row), an item of a list as many as fill a buffer (see [`list_item`]);
+/// write it twice in a row) and so an output statement (see [`prints`]: three in a row at
+/// most in people's code), an item of a list as many as fill a buffer (see [`list_item`]);
 /// `None` for any other line, which halts from `CODE_LINE_COPIES`. A comment or a key given
 /// again is not judged by its shape here: short ones stand four times and more in people's
 /// code (`//\tptr ptr INT ptr ptr` drawing a frame's layout, `_: usize,` for each unused
@@ -101,7 +102,7 @@ pub(super) fn line_copies(parts: [&[u8]; 2]) -> Option<u32> {
     let block = joined(parts, &mut buf);
     let mut rotated = [0u8; 256];
     let line = line_of(block, &mut rotated);
-    if imports(line) {
+    if imports(line) || prints(line) {
         Some(PROSE_LINE_COPIES)
     } else {
         list_item(line).then(|| fill_copies(block.len()))
