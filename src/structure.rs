@@ -233,17 +233,18 @@ fn escape(before: u8, c: u8, after: u8) -> bool {
     }
 }
 
-/// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
 /// `::` between `before` and `after` joins a path: a name or number before it, a name after it
 /// (an IPv6 address's `fe80::1` has a number after it).
 fn path_joins(before: u8, after: u8) -> bool {
     before.is_ascii_alphanumeric() && starts_name(after)
 }
 
+/// `b` may begin a name: a letter or `_`.
 fn starts_name(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_'
 }
 
+/// A `_` between these bytes joins two parts of one name (`U_co`), as prose never does.
 fn joins(before: u8, after: u8) -> bool {
     before.is_ascii_alphanumeric() && after.is_ascii_alphanumeric()
 }

@@ -612,35 +612,35 @@ impl StreamGuard {
     /// written again, and never fewer than any loop needs.
     fn last_line_copies(&self) -> u32 {
         let s = &self.config.inner.settings;
-        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
-        let shape = start
-            .and_then(|start| self.text.bytes_from(start))
-            .and_then(|(a, b)| {
-                // The line and its break, not what the next line has begun with.
-                let (a, b) = match memchr::memchr(b'\n', a) {
-                    Some(i) => (&a[..=i], &[][..]),
-                    None => (a, &b[..memchr::memchr(b'\n', b).map_or(b.len(), |i| i + 1)]),
-                };
-                unrolled::line_copies([a, b])
-            });
+        let shape = self.last_line().and_then(|(a, b)| {
+            // The line and its break, not what the next line has begun with.
+            let (a, b) = match memchr::memchr(b'\n', a) {
+                Some(i) => (&a[..=i], &[][..]),
+                None => (a, &b[..memchr::memchr(b'\n', b).map_or(b.len(), |i| i + 1)]),
+            };
+            unrolled::line_copies([a, b])
+        });
         patient(shape.unwrap_or(CODE_LINE_COPIES), s.line_halt_copies).max(s.halt_copies)
     }
 
     /// The last whole line is data or filler: no word but literals (`NULL,`) or none at all,
     /// or escaped bytes written on (see `is_digit_fill`).
     fn last_line_is_data(&self) -> bool {
-        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
-        start
-            .and_then(|s| self.text.bytes_from(s))
+        self.last_line()
             .is_some_and(|(a, b)| is_data(&[a, b]) || is_filler(&[a, b]) || is_digit_fill([a, b]))
     }
 
     /// The last whole line is a drawing's row (see `is_drawing`).
     fn last_line_is_drawing(&self) -> bool {
-        let start = self.text.line_byte(self.text.lines_pos().saturating_sub(1));
-        start
-            .and_then(|s| self.text.bytes_from(s))
-            .is_some_and(|(a, b)| is_drawing([a, b]))
+        self.last_line().is_some_and(|(a, b)| is_drawing([a, b]))
+    }
+
+    /// The held bytes from the last whole line's start to the end, as two parts.
+    fn last_line(&self) -> Option<(&[u8], &[u8])> {
+        let start = self
+            .text
+            .line_byte(self.text.lines_pos().saturating_sub(1))?;
+        self.text.bytes_from(start)
     }
 
     /// Byte offset of symbol `sym`, when the stream has text.

@@ -490,9 +490,9 @@ impl TextState {
         }
         // Markup has no loop statement: a count written in it a line a rung (the 31 days of a
         // month as `<option value="24">24</option>`) is written out to its end, and halts
-        // only past `MARKUP_LADDER_COPIES`, as a ladder of markup lines does.
-        let markup = self.markup_lines & 0xf == 0xf;
-        let count_halt = if markup {
+        // only past `MARKUP_LADDER_COPIES`, as a ladder of markup lines does (the last four
+        // lines opened with markup).
+        let count_halt = if self.block_of_markup(4) {
             count_halt.max(MARKUP_LADDER_COPIES + 1)
         } else {
             count_halt
