@@ -164,20 +164,24 @@ for preset in balanced lenient; do
   $q --preset "$preset" --mode text --unlabelled "$out" | grep -v MISS
 done
 
-echo "== 1f. release notes of 48 Python projects and 70 Rust crates, whole, as text"
-for part in "release-notes" "release-notes-crates --crates"; do
-  set -- $part
-  out=target/quality/$1.jsonl
-  if [ ! -f "$out" ]; then
-    python3 scripts/archive_files.py ${2:-} "$out" || echo "skipped: $1 (registry unreachable)"
-  fi
+# A set of files of one kind from pinned archives (scripts/archive_files.py NAME's ARGS),
+# built once, measured as text at both presets.
+archived() {
+  local name=$1 out=target/quality/$1.jsonl
+  shift
+  [ -f "$out" ] || python3 scripts/archive_files.py "$@" "$out" \
+    || echo "skipped: $name (registry unreachable)"
   if [ -f "$out" ]; then
     for preset in balanced lenient; do
-      echo "-- $1, $preset, text"
+      echo "-- $name, $preset, text"
       $q --preset "$preset" --mode text --unlabelled "$out" | grep -v MISS
     done
   fi
-done
+}
+
+echo "== 1f. release notes of 48 Python projects and 70 Rust crates, whole, as text"
+archived release-notes
+archived release-notes-crates --crates
 
 echo "== 1g. C and C++ headers vendored in 48 Python projects' source distributions, whole"
 out=target/quality/sdist-headers.jsonl
@@ -191,26 +195,10 @@ else
 fi
 
 echo "== 1h. the Rust sources of the 70 crates of part 1f, whole, as text"
-out=target/quality/crates-rust.jsonl
-[ -f "$out" ] || python3 scripts/archive_files.py --crates --rust "$out" \
-  || echo "skipped: crates' Rust (crates.io unreachable)"
-if [ -f "$out" ]; then
-  for preset in balanced lenient; do
-    echo "-- crates' Rust, $preset, text"
-    $q --preset "$preset" --mode text --unlabelled "$out" | grep -v MISS
-  done
-fi
+archived crates-rust --crates --rust
 
 echo "== 1i. the Python test files of the 48 projects of part 1f, whole, as text"
-out=target/quality/sdist-tests.jsonl
-[ -f "$out" ] || python3 scripts/archive_files.py --tests "$out" \
-  || echo "skipped: the projects' tests (PyPI unreachable)"
-if [ -f "$out" ]; then
-  for preset in balanced lenient; do
-    echo "-- Python tests, $preset, text"
-    $q --preset "$preset" --mode text --unlabelled "$out" | grep -v MISS
-  done
-fi
+archived sdist-tests --tests
 
 echo "== 2. model code"
 files=$(ls target/corpus/code-smollm2.jsonl target/corpus/code-gemma3-base.jsonl 2>/dev/null || true)
